@@ -1,0 +1,1 @@
+"""rule data: TOML files read with tomllib through importlib.resources (no code)."""
