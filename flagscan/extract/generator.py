@@ -1,0 +1,212 @@
+"""extract: flags generated from annotated fields (`name: A[T, Arg(...)] = default`)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+import libcst as cst
+
+from flagscan.extract.consteval import (
+    ClassRef, Evaluator, FuncRef, NotStatic, Opaque, Scope,
+)
+from flagscan.extract.fields import MISSING, FieldDecl, class_fields, field_default, module_tail
+from flagscan.facts.flags import Flag, Location
+
+
+def _metadata(ev: Evaluator, rules: dict[str, Any], decl: FieldDecl) -> tuple[cst.BaseExpression, dict[str, Any]] | None:
+    """(type expression, Arg keywords with the release's own Arg defaults) or None."""
+    gen = rules["generator"]
+    ann = decl.annotation
+    if not (isinstance(ann, cst.Subscript) and module_tail(ann.value) in gen["annotated"]):
+        return None
+    elements = [s.slice.value for s in ann.slice if isinstance(s.slice, cst.Index)]
+    if len(elements) < 2:
+        return None
+    scope = Scope(decl.module)
+    for meta in elements[1:]:
+        if isinstance(meta, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
+            try:
+                return elements[0], {**_arg_defaults(ev, decl, None, gen), "help": ev.value(meta, scope)}
+            except NotStatic:
+                return elements[0], {**_arg_defaults(ev, decl, None, gen), "help": ""}
+        if isinstance(meta, cst.Call) and module_tail(meta.func) == gen["metadata_class"]:
+            kwargs = dict(_arg_defaults(ev, decl, meta, gen))
+            for arg in meta.args:
+                if arg.keyword is None:
+                    continue
+                try:
+                    kwargs[arg.keyword.value] = ev.eval(arg.value, scope)
+                except NotStatic:
+                    kwargs[arg.keyword.value] = Opaque(decl.module.code(arg.value))
+                kwargs.setdefault("_texts", {})[arg.keyword.value] = decl.module.code(arg.value)
+            return elements[0], kwargs
+    return None
+
+
+_ARG_DEFAULTS_CACHE: dict[tuple[str, str], dict[str, Any]] = {}
+
+
+def _arg_defaults(ev: Evaluator, decl: FieldDecl, call: cst.Call | None, gen: dict[str, Any]) -> dict[str, Any]:
+    """The metadata class's own field defaults, read from the release (not assumed)."""
+    ref = None
+    if call is not None:
+        try:
+            ref = ev.eval(call.func, Scope(decl.module))
+        except NotStatic:
+            ref = None
+    if not isinstance(ref, ClassRef):
+        try:
+            ref = ev.eval(cst.Name(gen["metadata_class"]), Scope(decl.module))
+        except NotStatic:
+            return {}
+    if not isinstance(ref, ClassRef):
+        return {}
+    key = (ref.module, ref.name)
+    if key not in _ARG_DEFAULTS_CACHE:
+        info = ev.index.module(ref.module)
+        out: dict[str, Any] = {}
+        if info is not None and ref.name in info.classes:
+            for f in class_fields(info, info.classes[ref.name]):
+                value = field_default(ev, f)
+                out[f.name] = None if value is MISSING else value
+        _ARG_DEFAULTS_CACHE[key] = out
+    return _ARG_DEFAULTS_CACHE[key]
+
+
+def _unwrap(ev: Evaluator, rules: dict[str, Any], node: cst.BaseExpression, scope: Scope):
+    """(kind, payload): ("literal", values) | ("list", elem type name) | ("bool", None) | ("scalar", name)."""
+    gen = rules["generator"]
+    # Optional[X], Union[X, None], X | None
+    if isinstance(node, cst.Subscript):
+        head = module_tail(node.value)
+        inner = [s.slice.value for s in node.slice if isinstance(s.slice, cst.Index)]
+        if head in gen["optional_wrappers"] and len(inner) == 1:
+            return _unwrap(ev, rules, inner[0], scope)
+        if head in gen["union_wrappers"]:
+            rest = [i for i in inner if not _is_none(i)]
+            if len(rest) == 1:
+                return _unwrap(ev, rules, rest[0], scope)
+            return ("scalar", None)
+        if head in gen["literal_wrappers"]:
+            try:
+                return ("literal", [ev.value(i, scope) for i in inner])
+            except NotStatic:
+                return ("literal", None)
+        if head in gen["list_types"]:
+            return ("list", _scalar_name(rules, inner[0]) if inner else "str")
+        return ("scalar", None)
+    if isinstance(node, cst.BinaryOperation) and isinstance(node.operator, cst.BitOr):
+        parts = [p for p in (node.left, node.right) if not _is_none(p)]
+        if len(parts) == 1:
+            return _unwrap(ev, rules, parts[0], scope)
+        return ("scalar", None)
+    if isinstance(node, cst.SimpleString):  # a string annotation: "Optional[int]"
+        try:
+            return _unwrap(ev, rules, cst.parse_expression(node.evaluated_value), scope)
+        except cst.ParserSyntaxError:
+            return ("scalar", None)
+    if module_tail(node) == "bool":
+        return ("bool", None)
+    if module_tail(node) in gen["list_types"]:
+        return ("list", "str")
+    return ("scalar", _scalar_name(rules, node))
+
+
+def _is_none(node: cst.BaseExpression) -> bool:
+    return isinstance(node, cst.Name) and node.value == "None"
+
+
+def _scalar_name(rules: dict[str, Any], node: cst.BaseExpression) -> str | None:
+    return rules["generator"]["scalar_types"].get(module_tail(node))
+
+
+def _type_parser_name(value: Any) -> str | None:
+    if value is None:
+        return None
+    if isinstance(value, (FuncRef, ClassRef)):
+        return value.name
+    if value in (int, float, str, bool):
+        return value.__name__
+    return "unknown"
+
+
+def generate_field_flag(ev: Evaluator, rules: dict[str, Any], decl: FieldDecl, default: Any) -> Flag | None:
+    """What add_cli_args_from_dataclass registers for one field, or None."""
+    from flagscan.extract.flags import build_flag
+
+    meta = _metadata(ev, rules, decl)
+    if meta is None:
+        return None
+    type_node, arg = meta
+    if arg.get("no_cli") is True:
+        return None
+    gen = rules["generator"]
+    texts = arg.pop("_texts", {}) if isinstance(arg.get("_texts"), dict) else {}
+    cli_name = arg.get("cli_name") or _cli_name(ev, gen, decl)
+    aliases = arg.get("aliases") or []
+    options = [cli_name] + list(aliases if isinstance(aliases, (list, tuple)) else [])
+    kwargs: dict[str, Any] = {"help": arg.get("help") or "", "dest": decl.name}
+    if default is not MISSING:
+        kwargs["default"] = default
+    location = Location(decl.module.relpath, decl.line)
+    if arg.get("action") is not None:
+        kwargs["action"] = arg["action"]
+        if isinstance(arg.get("action_kwargs"), dict):
+            kwargs.update(arg["action_kwargs"])
+        return build_flag(ev, rules, options, kwargs, texts, location)
+    kind, payload = _unwrap(ev, rules, type_node, Scope(decl.module))
+    type_parser = arg.get("type_parser")
+    if kind == "literal":
+        values = payload if payload is not None else Opaque(decl.module.code(type_node))
+        kwargs["choices"] = arg.get("choices") or values
+        first = payload[0] if payload else ""
+        kwargs["type"] = type_parser or gen["scalar_types"].get(type(first).__name__, gen["fallback_type"])
+    elif kind == "list" and type_parser is None:
+        kwargs["type"] = payload or gen["fallback_type"]
+        kwargs["nargs"] = arg.get("nargs") or gen["list_default_nargs"]
+        if arg.get("choices"):
+            kwargs["choices"] = arg["choices"]
+    elif kind == "bool":
+        kwargs["action"] = gen["bool_action"]
+        return build_flag(ev, rules, options, kwargs, texts, location)
+    else:
+        kwargs["type"] = type_parser or (payload if kind == "scalar" and payload else gen["fallback_type"])
+        if arg.get("choices"):
+            kwargs["choices"] = arg["choices"]
+        if arg.get("nargs"):
+            kwargs["nargs"] = arg["nargs"]
+        required = arg.get("required")
+        if gen["required_when_no_default"] and (required is True or (required is None and default is MISSING)):
+            kwargs["required"] = any(o.startswith("-") for o in options)
+    if arg.get("const") is not None:
+        kwargs["const"] = arg["const"]
+    if isinstance(kwargs.get("type"), str):
+        kwargs["type"] = {"int": int, "float": float, "str": str}.get(kwargs["type"], kwargs["type"])
+    flag = build_flag(ev, rules, options, kwargs, texts, location)
+    return flag
+
+
+def _cli_name(ev: Evaluator, gen: dict[str, Any], decl: FieldDecl) -> str:
+    """Evaluate the release's own name function on the field name."""
+    try:
+        fn = ev.eval(cst.Name(gen["cli_name_function"]), Scope(_generator_module(ev, gen, decl)))
+        if isinstance(fn, FuncRef):
+            value = ev.call_function(fn, [decl.name], {})
+            if isinstance(value, str):
+                return value
+    except NotStatic:
+        pass
+    return "--" + decl.name.replace("_", "-")
+
+
+def _generator_module(ev: Evaluator, gen: dict[str, Any], decl: FieldDecl):
+    """The module defining the metadata class (arg_utils), where the name function lives."""
+    try:
+        ref = ev.eval(cst.Name(gen["metadata_class"]), Scope(decl.module))
+    except NotStatic:
+        ref = None
+    if isinstance(ref, ClassRef):
+        info = ev.index.module(ref.module)
+        if info is not None:
+            return info
+    return decl.module
