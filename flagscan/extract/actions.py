@@ -45,10 +45,12 @@ class ActionFacts:
     semantics: str
     deprecated: bool
     extra: dict[str, Any]
+    stored: Any = None
 
 
 def standard(name: str, kwargs: dict[str, Any]) -> ActionFacts:
     nargs, const, default, semantics = STANDARD.get(name, STANDARD["store"])
+    const_value = kwargs.get("const") if const is ... else const
     return ActionFacts(
         name=name,
         nargs=kwargs.get("nargs") if nargs is ... else nargs,
@@ -57,6 +59,7 @@ def standard(name: str, kwargs: dict[str, Any]) -> ActionFacts:
         semantics=semantics,
         deprecated=False,
         extra={},
+        stored=const_value if semantics in ("store_const", "append_const") else None,
     )
 
 
@@ -94,7 +97,7 @@ def custom(ev: Evaluator, ref: ClassRef, kwargs: dict[str, Any], markers: list[s
         super_kwargs = _super_call(ev, init, Scope(info, {**local, "kwargs": rest}))
         bound = {**local, **super_kwargs}
     deprecated = _marked(ref.name, markers) or _mentions(info, methods.get("__call__"), markers)
-    semantics = _call_semantics(info, methods.get("__call__"))
+    semantics, stored_attr = _call_semantics(info, methods.get("__call__"))
     if semantics is None:
         semantics = STANDARD.get(_CLASS_TO_NAME.get(base_name, "store"), STANDARD["store"])[3]
     nargs = super_kwargs.get("nargs", bound.get("nargs"))
@@ -103,9 +106,15 @@ def custom(ev: Evaluator, ref: ClassRef, kwargs: dict[str, Any], markers: list[s
         nargs = std.nargs
         bound.setdefault("const", std.const)
         bound.setdefault("default", std.default)
-    if semantics == "store_const_true":
-        semantics = "store_const"
-        bound["const"] = True if bound.get("const") is None else bound["const"]
+    stored = None
+    if semantics == "store_const":
+        if stored_attr is None:
+            stored = bound.get("const")
+        elif stored_attr in ("True", "False"):
+            stored = stored_attr == "True"
+        else:
+            param = _self_assignments(methods.get("__init__")).get(stored_attr, stored_attr)
+            stored = super_kwargs.get(param, bound.get(param))
     return ActionFacts(
         name=ref.name,
         nargs=nargs,
@@ -114,6 +123,7 @@ def custom(ev: Evaluator, ref: ClassRef, kwargs: dict[str, Any], markers: list[s
         semantics=semantics,
         deprecated=deprecated,
         extra={k: v for k, v in local_items(bound) if k not in super_kwargs},
+        stored=stored,
     )
 
 
@@ -156,9 +166,27 @@ def _super_call(ev: Evaluator, init: cst.FunctionDef, scope: Scope) -> dict[str,
     return out
 
 
-def _call_semantics(info, call: cst.FunctionDef | None) -> str | None:
+def _self_assignments(init: cst.FunctionDef | None) -> dict[str, str]:
+    """`self.attr = param` in __init__: attr -> param."""
+    out: dict[str, str] = {}
+    if init is None:
+        return out
+
+    class Finder(cst.CSTVisitor):
+        def visit_Assign(self, node: cst.Assign) -> None:
+            for t in node.targets:
+                if (isinstance(t.target, cst.Attribute) and isinstance(t.target.value, cst.Name)
+                        and t.target.value.value == "self" and isinstance(node.value, cst.Name)):
+                    out[t.target.attr.value] = node.value.value
+
+    init.visit(Finder())
+    return out
+
+
+def _call_semantics(info, call: cst.FunctionDef | None) -> tuple[str | None, str | None]:
+    """(semantics, what is stored): `True`/`False`, or the `self` attribute holding it."""
     if call is None:
-        return None
+        return None, None
     stores: list[cst.BaseExpression] = []
 
     class Finder(cst.CSTVisitor):
@@ -168,13 +196,13 @@ def _call_semantics(info, call: cst.FunctionDef | None) -> str | None:
 
     call.visit(Finder())
     if not stores:
-        return "ignore"
+        return "ignore", None
     value = stores[-1]
     if isinstance(value, cst.Name) and value.value in ("True", "False"):
-        return "store_const_true" if value.value == "True" else "store_const"
-    if isinstance(value, cst.Attribute) and value.attr.value == "const":
-        return "store_const"
-    return "store"
+        return "store_const", value.value
+    if isinstance(value, cst.Attribute) and isinstance(value.value, cst.Name) and value.value.value == "self":
+        return "store_const", value.attr.value
+    return "store", None
 
 
 def _marked(name: str, markers: list[str]) -> bool:

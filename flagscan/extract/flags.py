@@ -260,6 +260,7 @@ def build_flag(ev: Evaluator, rules: dict[str, Any], options: list[str],
         deprecated=deprecated,
         replacement=replacement,
         semantics=facts.semantics,
+        stored=_fact_value(facts.stored, None),
     )
 
 

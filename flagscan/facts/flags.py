@@ -82,9 +82,13 @@ class Flag:
     help: str = ""
     deprecated: bool = False
     replacement: str | None = None
-    # What argparse does with the value: "store" writes it, "ignore" means the
-    # action swallows the flag (a deprecated no-op), "store_const" writes const.
+    # What the action does with the flag: "store" writes the value, "ignore" means
+    # the action swallows the flag (a deprecated no-op), "store_const" writes
+    # `stored`, "append" accumulates, "count" counts.
     semantics: str = "store"
+    # The value a store_const-like action writes (argparse's `const` for standard
+    # actions; for custom ones what their __call__ passes to setattr).
+    stored: Any = None
 
     @property
     def takes_value(self) -> bool:
@@ -100,6 +104,7 @@ class Flag:
         data["default"] = _json_value(self.default)
         data["choices"] = _json_value(self.choices) if self.choices is not None else None
         data["const"] = _json_value(self.const)
+        data["stored"] = _json_value(self.stored)
         return data
 
     @classmethod
@@ -111,6 +116,7 @@ class Flag:
         choices = _from_json_value(data.get("choices"))
         data["choices"] = tuple(choices) if isinstance(choices, list) else choices
         data["const"] = _from_json_value(data.get("const"))
+        data["stored"] = _from_json_value(data.get("stored"))
         return cls(**data)
 
 
