@@ -8,7 +8,7 @@ from typing import Any
 
 import libcst as cst
 
-from flagscan.extract import actions
+from flagscan.extract import ExtractionError, actions
 from flagscan.extract.consteval import (
     ClassRef, Evaluator, FuncRef, NotStatic, Opaque, Scope, _is_plain, _plainify,
 )
@@ -17,10 +17,6 @@ from flagscan.extract.generator import generate_field_flag
 from flagscan.extract.modules import ModuleInfo, SourceIndex
 from flagscan.facts.flags import Flag, Inventory, Location, UnknownValue
 from flagscan.ruledata import load
-
-
-class ExtractionError(Exception):
-    """The tree has no recognisable CLI registration (not an SGLang package?)."""
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,0 +1,94 @@
+"""extract: facts cached on disk, keyed by the content of the files they were read from.
+
+A record lists every source file the extraction consulted with its sha256, so a
+neighbouring revision reuses it when none of those files changed. The key also
+covers flagscan's own extractor code and rule data, so changing either
+invalidates old records. Writes are atomic (temp file + rename).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from functools import lru_cache
+from importlib import resources
+from pathlib import Path
+from typing import Any, Callable
+
+FORMAT = 1
+
+
+@lru_cache(maxsize=None)
+def code_version() -> str:
+    """A digest of the extractor's code and rule data."""
+    h = hashlib.sha256(str(FORMAT).encode())
+    here = Path(__file__).resolve().parent
+    for path in sorted(here.glob("*.py")) + sorted((here.parent / "facts").glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    rules = resources.files("flagscan.rules")
+    for entry in sorted(rules.iterdir(), key=lambda p: p.name):
+        if entry.name.endswith(".toml"):
+            h.update(entry.name.encode())
+            h.update(entry.read_bytes())
+    return h.hexdigest()[:16]
+
+
+def file_digest(path: Path) -> str:
+    return hashlib.sha256(path.read_bytes()).hexdigest()
+
+
+class FactCache:
+    """`<cache_dir>/facts/<kind>/<key>.json` records; a None cache_dir disables caching."""
+
+    def __init__(self, cache_dir: Path | None) -> None:
+        self.dir = Path(cache_dir) / "facts" if cache_dir is not None else None
+
+    def get_or_build(self, kind: str, root: Path, anchor: str,
+                     build: Callable[[], tuple[Any, list[str]]]) -> tuple[Any, bool]:
+        """Return (payload, hit). `anchor` is a relpath whose content names the record;
+        `build` returns (json payload, relpaths consulted)."""
+        anchor_path = root / anchor
+        if self.dir is None or not anchor_path.is_file():
+            return build()[0], False
+        key = hashlib.sha256(f"{code_version()}:{file_digest(anchor_path)}".encode()).hexdigest()[:32]
+        record_path = self.dir / kind / f"{key}.json"
+        record = self._read(record_path)
+        if record is not None and self._still_valid(root, record["deps"]):
+            return record["payload"], True
+        payload, consulted = build()
+        deps = {rel: file_digest(root / rel) for rel in sorted(set(consulted)) if (root / rel).is_file()}
+        self._write(record_path, {"deps": deps, "payload": payload})
+        return payload, False
+
+    @staticmethod
+    def _still_valid(root: Path, deps: dict[str, str]) -> bool:
+        for rel, digest in deps.items():
+            path = root / rel
+            if not path.is_file() or file_digest(path) != digest:
+                return False
+        return True
+
+    @staticmethod
+    def _read(path: Path) -> dict[str, Any] | None:
+        try:
+            with open(path, encoding="utf-8") as fh:
+                record = json.load(fh)
+        except (OSError, ValueError):
+            return None  # missing or corrupt: rebuilt and overwritten
+        if not isinstance(record, dict) or "deps" not in record or "payload" not in record:
+            return None
+        return record
+
+    @staticmethod
+    def _write(path: Path, record: dict[str, Any]) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(record, fh)
+            os.replace(tmp, path)
+        except OSError:
+            pass  # a read-only cache only costs speed
