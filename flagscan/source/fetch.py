@@ -137,7 +137,11 @@ def _from_remote(spec: Spec, cache: Cache, url: str, offline: bool, say: Progres
         failures.append(f"git: {exc}")
     version = spec.pypi_version
     if version is None:
-        raise git_error
+        if isinstance(git_error, NotFound):
+            raise SourceError(f"unknown SGLang revision '{spec.text}' ({failures[0]})") from None
+        raise SourceError(
+            f"cannot fetch sglang {spec.text}: no network and nothing cached in {cache.root} ({failures[0]})"
+        ) from None
     say(f"git failed ({git_error}); trying PyPI")
     try:
         return _via_pypi(spec, version, cache, say, because=str(git_error))
