@@ -1,0 +1,116 @@
+"""cli: the click command group (thin: parse options, call the library, render)."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass, replace
+from enum import IntEnum
+from pathlib import Path
+from typing import Any, Callable
+
+import click
+
+from flagscan import __version__
+
+
+class Exit(IntEnum):
+    OK = 0
+    FINDINGS = 1
+    USAGE = 2
+
+
+class UserError(Exception):
+    """Bad input; printed as one line, exit code 2."""
+
+
+FORMATS = ("text", "json")
+
+
+@dataclass(frozen=True, slots=True)
+class Options:
+    sglang: str | None = None
+    cache_dir: Path | None = None
+    offline: bool = False
+    sglang_repo: str | None = None
+    format: str = "text"
+    quiet: bool = False
+
+
+def _merge(ctx: click.Context, **overrides: Any) -> Options:
+    """Group options, overridden by the same options given on the subcommand."""
+    base: Options = ctx.obj or Options()
+    given = {k: v for k, v in overrides.items() if v not in (None, False)}
+    return replace(base, **given)
+
+
+def _source_options(fn: Callable) -> Callable:
+    fn = click.option("--sglang", "sglang", metavar="REV", default=None,
+                      help="SGLang revision: 0.5.10, v0.5.10, a commit, a path, a wheel, or 'installed'.")(fn)
+    fn = click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
+                      help="Cache directory (default: $FLAGSCAN_CACHE_DIR or ~/.cache/flagscan).")(fn)
+    fn = click.option("--offline", is_flag=True, default=False, help="Use the cache only.")(fn)
+    fn = click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Output format.")(fn)
+    return fn
+
+
+def run_guarded(action: Callable[[], int]) -> None:
+    """Run a command body; bad input becomes one line on stderr and exit code 2."""
+    try:
+        code = action()
+    except _user_errors() as exc:
+        click.echo(f"flagscan: error: {exc}", err=True)
+        sys.exit(Exit.USAGE)
+    except KeyboardInterrupt:
+        click.echo("flagscan: interrupted", err=True)
+        sys.exit(130)
+    sys.exit(code)
+
+
+def _user_errors() -> tuple[type[BaseException], ...]:
+    """Exceptions that mean bad input, one per stage that reads user-provided things."""
+    from flagscan.extract import ExtractionError
+    from flagscan.ruledata import RuleDataError
+    from flagscan.source import SourceError
+
+    errors: list[type[BaseException]] = [UserError, SourceError, ExtractionError, RuleDataError]
+    try:
+        from flagscan.inputs import InputError
+        errors.append(InputError)
+    except ImportError:  # pragma: no cover - only while the package is incomplete
+        pass
+    return tuple(errors)
+
+
+def progress(opts: Options) -> Callable[[str], None]:
+    def say(message: str) -> None:
+        if not opts.quiet:
+            click.echo(f"flagscan: {message}", err=True)
+    return say
+
+
+@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="flagscan")
+@click.option("--sglang", "sglang", metavar="REV", default=None,
+              help="SGLang revision to analyse (default: the project pin, the installed SGLang, "
+                   "else the default pin in rules/sources.toml).")
+@click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
+              help="Cache directory (default: $FLAGSCAN_CACHE_DIR or ~/.cache/flagscan).")
+@click.option("--offline", is_flag=True, default=False, help="Use only what is cached; never touch the network.")
+@click.option("--sglang-repo", metavar="URL", default=None, help="Git URL of SGLang (default: upstream GitHub).")
+@click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
+@click.option("-q", "--quiet", is_flag=True, default=False, help="No progress messages on stderr.")
+@click.pass_context
+def main(ctx: click.Context, sglang, cache_dir, offline, sglang_repo, fmt, quiet) -> None:
+    """flagscan: what your SGLang launch flags will really do on your GPU, read from SGLang's own source."""
+    ctx.obj = Options(sglang, cache_dir, offline, sglang_repo, fmt, quiet)
+
+
+def _register() -> None:
+    from flagscan.commands import args_cmd, flags_cmd, sources_cmd
+
+    main.add_command(flags_cmd.flags)
+    main.add_command(args_cmd.args)
+    main.add_command(sources_cmd.sources)
+
+
+_register()

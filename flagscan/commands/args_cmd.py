@@ -1,0 +1,49 @@
+"""cli: `flagscan args (FILE | -- ARGV)`: launch commands -> argv -> flag values."""
+
+from __future__ import annotations
+
+import click
+
+from flagscan.cli import Exit, UserError, _merge, _source_options, run_guarded
+from flagscan.commands.common import emit_json, open_revision
+from flagscan.report import args_text
+
+
+def read_commands(file, argv, kind=None):
+    """Launch commands from FILE or from argv after `--` (exactly one of them)."""
+    from flagscan.inputs import command_from_argv, read_launch_file
+
+    if file and argv:
+        raise UserError("give a launch file or a command after --, not both")
+    if file:
+        return read_launch_file(file, kind=kind)
+    if argv:
+        return [command_from_argv(list(argv))]
+    raise UserError("no launch command: give a FILE (unit, script, compose, k8s manifest) or -- ARGV")
+
+
+@click.command("args", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@_source_options
+@click.option("--kind", type=click.Choice(["systemd", "shell", "compose", "k8s", "argv"]), default=None,
+              help="Kind of launch file (detected when omitted).")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+@click.pass_context
+def args(ctx: click.Context, sglang, cache_dir, offline, fmt, kind, file, argv) -> None:
+    """Show the flag values a launch command gives SGLang, parsed as SGLang's parser would."""
+    opts = _merge(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
+
+    def body() -> int:
+        from flagscan.inputs import parse_command
+
+        commands = read_commands(file, argv, kind)
+        rev = open_revision(opts)
+        parsed = [parse_command(c, rev.inventory) for c in commands]
+        if opts.format == "json":
+            emit_json("args", {"commands": [args_text.command_json(p) for p in parsed]}, rev)
+        else:
+            click.echo(args_text.render(parsed))
+        worst = max((d.severity.rank for p in parsed for d in p.diagnostics), default=0)
+        return Exit.FINDINGS if worst >= 3 else Exit.OK
+
+    run_guarded(body)

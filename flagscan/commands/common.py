@@ -1,0 +1,51 @@
+"""cli: what every subcommand shares: opening a revision and emitting a payload."""
+
+from __future__ import annotations
+
+import json
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+import click
+
+from flagscan.cli import Options, progress
+from flagscan.facts.flags import Inventory
+
+
+@dataclass(frozen=True, slots=True)
+class Revision:
+    tree: Any  # flagscan.source.SourceTree
+    inventory: Inventory
+    pin_how: str
+    cache_dir: Path
+
+    def sglang_json(self) -> dict[str, Any]:
+        return self.tree.to_json()
+
+
+def open_revision(opts: Options, spec: str | None = None) -> Revision:
+    """Pin -> source tree -> flag inventory (cached)."""
+    from flagscan.extract import load_inventory
+    from flagscan.source import default_cache_dir, get_source, resolve_pin
+
+    say = progress(opts)
+    cache_dir = opts.cache_dir or default_cache_dir()
+    spec = spec or opts.sglang
+    if spec:
+        how = "--sglang"
+    else:
+        spec, how = resolve_pin(Path.cwd(), cache_dir=cache_dir, offline=opts.offline)
+    tree = get_source(spec, cache_dir=cache_dir, offline=opts.offline, git_url=opts.sglang_repo,
+                      progress=say)
+    say(f"sglang {tree.version or spec} ({how}; {tree.served_by})")
+    inventory, _hit = load_inventory(tree.root, cache_dir)
+    return Revision(tree, inventory, how, cache_dir)
+
+
+def emit_json(kind: str, payload: dict[str, Any], revision: Revision | None = None) -> None:
+    doc = {"schema": f"flagscan/{kind}/v1"}
+    if revision is not None:
+        doc["sglang"] = revision.sglang_json()
+    doc.update(payload)
+    click.echo(json.dumps(doc, indent=2, default=str))

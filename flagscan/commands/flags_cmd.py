@@ -1,0 +1,33 @@
+"""cli: `flagscan flags`: the exact flag inventory of one SGLang revision."""
+
+from __future__ import annotations
+
+import click
+
+from flagscan.cli import Exit, _merge, _source_options, run_guarded
+from flagscan.commands.common import emit_json, open_revision
+from flagscan.report import flags_text
+
+
+@click.command("flags")
+@_source_options
+@click.option("--deprecated", "only_deprecated", is_flag=True, help="Only deprecated flags.")
+@click.pass_context
+def flags(ctx: click.Context, sglang, cache_dir, offline, fmt, only_deprecated) -> None:
+    """List every flag of `sglang serve` in the pinned revision, read from its source."""
+    opts = _merge(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
+
+    def body() -> int:
+        rev = open_revision(opts)
+        selected = [f for f in rev.inventory.flags if f.deprecated or not only_deprecated]
+        if opts.format == "json":
+            emit_json("flags", {
+                "allow_abbrev": rev.inventory.allow_abbrev,
+                "flags": [f.to_json() for f in selected],
+                "notes": list(rev.inventory.notes),
+            }, rev)
+        else:
+            click.echo(flags_text.render(selected, rev.inventory, rev.sglang_json()))
+        return Exit.OK
+
+    run_guarded(body)

@@ -1,0 +1,76 @@
+"""cli: `flagscan sources list|fetch|clear`: the SGLang source cache."""
+
+from __future__ import annotations
+
+import click
+
+from flagscan.cli import Exit, _merge, _source_options, progress, run_guarded
+from flagscan.commands.common import emit_json
+
+
+@click.group("sources")
+def sources() -> None:
+    """Manage cached SGLang source trees."""
+
+
+@sources.command("list")
+@_source_options
+@click.pass_context
+def list_cmd(ctx: click.Context, sglang, cache_dir, offline, fmt) -> None:
+    """List cached revisions."""
+    opts = _merge(ctx, cache_dir=cache_dir, format=fmt)
+
+    def body() -> int:
+        from flagscan.source import list_cached
+
+        entries = list_cached(opts.cache_dir)
+        if opts.format == "json":
+            emit_json("sources", {"sources": entries})
+        else:
+            for e in entries:
+                click.echo("  ".join(str(e.get(k, "")) for k in ("provider", "key", "version", "digest")))
+            if not entries:
+                click.echo("no cached SGLang trees")
+        return Exit.OK
+
+    run_guarded(body)
+
+
+@sources.command("fetch")
+@click.argument("revision")
+@_source_options
+@click.pass_context
+def fetch_cmd(ctx: click.Context, revision, sglang, cache_dir, offline, fmt) -> None:
+    """Fetch REVISION into the cache (and extract its flag inventory)."""
+    opts = _merge(ctx, cache_dir=cache_dir, offline=offline, format=fmt)
+
+    def body() -> int:
+        from flagscan.commands.common import open_revision
+
+        rev = open_revision(opts, revision)
+        if opts.format == "json":
+            emit_json("sources", {"fetched": rev.sglang_json(), "flags": len(rev.inventory.flags)}, rev)
+        else:
+            click.echo(f"{rev.tree.version or revision}: {rev.tree.served_by}; {len(rev.inventory.flags)} flags")
+        return Exit.OK
+
+    run_guarded(body)
+
+
+@sources.command("clear")
+@_source_options
+@click.pass_context
+def clear_cmd(ctx: click.Context, sglang, cache_dir, offline, fmt) -> None:
+    """Remove every cached tree and fact record."""
+    opts = _merge(ctx, cache_dir=cache_dir, format=fmt)
+
+    def body() -> int:
+        from flagscan.source import clear_cache
+
+        removed = clear_cache(opts.cache_dir)
+        progress(opts)(f"removed {removed} cached entries")
+        if opts.format == "json":
+            emit_json("sources", {"removed": removed})
+        return Exit.OK
+
+    run_guarded(body)

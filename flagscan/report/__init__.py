@@ -1,0 +1,1 @@
+"""report: renderers only; no analysis happens here."""
