@@ -1,4 +1,14 @@
-"""source: the content-addressed tree cache (trees/<digest>/sglang/..., refs/<provider>/...)."""
+"""source: the content-addressed tree cache (trees/<digest>/sglang/..., refs/<provider>/...).
+
+Layout under the cache dir:
+  trees/<sha256 hex>/MANIFEST.json       {"format", "digest", "files", "version"}, written last
+  trees/<sha256 hex>/sglang/**.py        only the Python files of the package
+  refs/pypi/<version>.json               {"digest", "version", "origin"}
+  refs/git/<url key>/commits/<sha>.json  {"digest", "version", "origin", "sha", "url"}
+  refs/git/<url key>/tags/<tag>.json     {"sha", "url"}
+  refs/file/<archive sha256>.json        a wheel/sdist given as a path
+  tmp/                                   staging dirs; a finished tree is renamed into trees/
+"""
 
 from __future__ import annotations
 
@@ -187,6 +197,11 @@ def list_cached(cache_dir: Path | None = None) -> list[dict[str, Any]]:
         rel = path.relative_to(cache.refs).with_suffix("").as_posix()
         provider, _, key = rel.partition("/")
         digest = data.get("digest")
+        if digest is None and isinstance(data.get("sha"), str) and "/tags/" in key:
+            # A tag ref names a commit; show the tree that commit's ref points to.
+            commit = cache.read_ref("git", key.split("/tags/")[0], "commits", data["sha"]) or {}
+            digest = commit.get("digest")
+            data = {**commit, **data}
         out.append({
             "provider": provider,
             "key": key,
@@ -194,7 +209,7 @@ def list_cached(cache_dir: Path | None = None) -> list[dict[str, Any]]:
             "version": data.get("version"),
             "origin": data.get("origin"),
             "sha": data.get("sha"),
-            "status": cache.tree_status(digest) if isinstance(digest, str) else ("ok" if data.get("sha") else "corrupt"),
+            "status": cache.tree_status(digest) if isinstance(digest, str) else "missing",
             "path": str(cache.tree_path(digest)) if isinstance(digest, str) else None,
         })
     return out

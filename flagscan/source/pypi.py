@@ -60,6 +60,17 @@ def _same_version(a: str, b: str) -> bool:
         return a == b
 
 
+def _classify(version: str, rc: int, output: str) -> SourceError:
+    if rc == 124 or any(marker in output for marker in _NETWORK_MARKERS):
+        return Unreachable(f"PyPI unreachable: {_last_error(output)}")
+    listed = _listed_versions(output)
+    # pip lists only the versions it could install here, so "not listed" is final only
+    # after the platform-pinned retry.
+    if listed is not None and not any(_same_version(v, version) for v in listed):
+        return NotFound(f"no sglang=={version} on PyPI")
+    return SourceError(f"pip could not download sglang=={version}: {_last_error(output)}")
+
+
 def download(version: str, dest: Path, *, progress: Callable[[str], None]) -> Path:
     """Download sglang==version into dest; returns the wheel or sdist path."""
     base = ["download", "--no-deps", "--dest", str(dest), f"sglang=={version}",
@@ -67,17 +78,13 @@ def download(version: str, dest: Path, *, progress: Callable[[str], None]) -> Pa
     progress(f"pypi: downloading sglang=={version}")
     rc, out = _run_pip(base, PIP_TIMEOUT_S)
     if rc != 0:
-        if rc == 124 or any(marker in out for marker in _NETWORK_MARKERS):
-            raise Unreachable(f"PyPI unreachable: {_last_error(out)}")
-        listed = _listed_versions(out)
-        if listed and not any(_same_version(v, version) for v in listed):
-            raise NotFound(f"no sglang=={version} on PyPI")
-        if listed == []:
-            raise Unreachable(f"PyPI lists no sglang versions: {_last_error(out)}")
+        first = _classify(version, rc, out)
+        if isinstance(first, Unreachable):
+            raise first
         progress(f"pypi: no sglang=={version} distribution for this platform; trying manylinux x86_64 cp311")
         rc, out = _run_pip(base + PLATFORM_ARGS, PIP_TIMEOUT_S)
         if rc != 0:
-            raise SourceError(f"pip could not download sglang=={version}: {_last_error(out)}")
+            raise _classify(version, rc, out)
     found = sorted(p for p in dest.iterdir() if p.name.lower().startswith("sglang-") and p.is_file())
     if not found:
         raise SourceError(f"pip reported success but left no sglang distribution in {dest}")

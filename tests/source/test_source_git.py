@@ -184,3 +184,24 @@ def test_stalled_server_is_cut_off_by_the_probe_deadline(monkeypatch: pytest.Mon
         assert_one_line(err.value)
     finally:
         server.close()
+
+
+def test_server_without_partial_clone_support(git_server: GitServer, tmp_path: Path) -> None:
+    """A mirror that ignores --filter still serves a correct (just larger) fetch."""
+    import git
+
+    plain = tmp_path / "plain.git"
+    git.Repo.clone_from(git_server.url, plain, bare=True)
+    with git.Repo(plain).config_writer() as cw:
+        cw.set_value("uploadpack", "allowFilter", "false")
+    tree = get_source("v0.0.2", cache_dir=tmp_path / "cache", git_url=plain.as_uri())
+    reference = get_source("v0.0.2", cache_dir=tmp_path / "cache2", git_url=git_server.url)
+    assert tree.provider == "git" and tree.digest == reference.digest and tree.version == "0.0.2"
+
+
+def test_list_cached_follows_tag_refs(git_server: GitServer, cache_dir: Path) -> None:
+    tree = get_source("v0.0.1", cache_dir=cache_dir, git_url=git_server.url)
+    entries = {e["key"].split("/", 1)[1]: e for e in list_cached(cache_dir) if e["provider"] == "git"}
+    assert entries["tags/v0.0.1"]["digest"] == tree.digest
+    assert entries[f"commits/{git_server.sha1}"]["status"] == "ok"
+    assert entries["tags/v0.0.1"]["version"] == "0.0.1"
