@@ -114,7 +114,7 @@ def test_altered_manifest_or_missing_file_is_corrupt(git_server: GitServer, cach
     cache = Cache(cache_dir)
     (tree.root / "sglang" / "version.py").unlink()
     assert cache.tree_status(tree.digest) == "corrupt"
-    assert [e["status"] for e in list_cached(cache_dir) if e["digest"] == tree.digest] == ["corrupt"]
+    assert {e["status"] for e in list_cached(cache_dir) if e["digest"] == tree.digest} == {"corrupt"}
     again = get_source("0.0.1", cache_dir=cache_dir, git_url=git_server.url)
     assert again.provider == "git" and cache.verify_deep(tree.digest)
     manifest = tree.root / "MANIFEST.json"
