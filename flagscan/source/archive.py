@@ -5,9 +5,10 @@ from __future__ import annotations
 import stat
 import tarfile
 import zipfile
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
+from functools import partial
 from pathlib import Path
-from typing import Callable, Iterator
 
 from flagscan.source.cache import TreeBuilder
 from flagscan.source.model import PACKAGE, SourceError, is_wanted
@@ -48,8 +49,7 @@ def _zip_members(archive: Path, zf: zipfile.ZipFile) -> Iterator[Member]:
             kind = "file"
         else:
             kind = "other"
-        yield Member(_normalise(archive, info.filename), kind, info.file_size,
-                     lambda info=info: zf.read(info))
+        yield Member(_normalise(archive, info.filename), kind, info.file_size, partial(zf.read, info))
 
 
 def _tar_members(archive: Path, tf: tarfile.TarFile) -> Iterator[Member]:

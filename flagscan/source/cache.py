@@ -155,7 +155,9 @@ class Cache:
                     return digest
                 self._evict(target)
         builder.discard()
-        raise SourceError(f"could not write the cache entry {target}; check permissions or run `flagscan sources clear`")
+        raise SourceError(
+            f"could not write the cache entry {target}; check permissions or run `flagscan sources clear`"
+        )
 
     def _evict(self, path: Path) -> None:
         trash = self.tmp / f"trash-{uuid.uuid4().hex}"

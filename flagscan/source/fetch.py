@@ -5,8 +5,9 @@ from __future__ import annotations
 import hashlib
 import os
 import tempfile
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any, Callable, TypeVar
+from typing import Any, TypeVar
 
 from flagscan.source import gitsrc, local, pypi
 from flagscan.source.archive import extract_archive
@@ -33,7 +34,15 @@ def get_source(spec: str, *, cache_dir: Path | None = None, offline: bool = Fals
     parsed = parse_spec(spec)
     cache = Cache(Path(cache_dir) if cache_dir else default_cache_dir())
     url = git_url or os.environ.get("FLAGSCAN_GIT_URL") or gitsrc.DEFAULT_GIT_URL
-    say = progress or _quiet
+    try:
+        return _dispatch(parsed, cache, url, offline, progress or _quiet)
+    except OSError as exc:  # an unwritable cache dir, a full disk, an unreadable file
+        where = f" ({exc.filename})" if exc.filename else ""
+        raise SourceError(f"cannot get sglang {spec}: {exc.strerror or exc}{where}") from None
+
+
+def _dispatch(parsed: Spec, cache: Cache, url: str, offline: bool, say: Progress) -> SourceTree:
+    spec = parsed.text
     if parsed.kind is SpecKind.DIRECTORY:
         return local.from_directory(Path(parsed.value), spec)
     if parsed.kind is SpecKind.INSTALLED:

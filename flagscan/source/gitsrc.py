@@ -6,13 +6,19 @@ import hashlib
 import os
 import shutil
 import tempfile
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 from flagscan.source.cache import TreeBuilder
 from flagscan.source.model import (
-    NotFound, SourceError, Unreachable, is_wanted, one_line, version_from_pyproject,
+    NotFound,
+    SourceError,
+    Unreachable,
+    is_wanted,
+    one_line,
+    version_from_pyproject,
 )
 
 DEFAULT_GIT_URL = "https://github.com/sgl-project/sglang.git"

@@ -9,7 +9,13 @@ from pathlib import Path
 from urllib.parse import unquote, urlparse
 
 from flagscan.source.model import (
-    PACKAGE, SourceError, SourceTree, combine_digest, read_version, scan_tree, version_from_pyproject,
+    PACKAGE,
+    SourceError,
+    SourceTree,
+    combine_digest,
+    read_version,
+    scan_tree,
+    version_from_pyproject,
 )
 
 

@@ -5,9 +5,10 @@ from __future__ import annotations
 import hashlib
 import os
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, Iterable
+from typing import Any
 
 PACKAGE = "sglang"
 DIGEST_PREFIX = "sha256:"

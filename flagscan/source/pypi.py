@@ -6,8 +6,8 @@ import os
 import re
 import subprocess
 import sys
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
 
 from packaging.version import InvalidVersion, Version
 

@@ -6,7 +6,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from source_helpers import TINY, GitServer
 
 

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from source_helpers import TINY, assert_one_line, make_sdist, make_wheel, package_files
 
 from flagscan.source import SourceError, get_source
 from flagscan.source.local import from_directory
-from source_helpers import TINY, assert_one_line, make_sdist, make_wheel, package_files
 
 
 def test_wheel_file_is_unpacked_and_cached(tmp_path: Path, cache_dir: Path) -> None:

@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from source_helpers import TINY
 
 from flagscan.source import clear_cache, default_cache_dir, get_source, list_cached
 from flagscan.source.cache import Cache
-from source_helpers import TINY
 
 
 def test_default_cache_dir_precedence(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> None:
@@ -59,3 +59,23 @@ def test_list_and_clear(tmp_path: Path, cache_dir: Path) -> None:
     assert clear_cache(cache_dir) == 1
     assert list_cached(cache_dir) == [] and not tree.root.exists()
     assert clear_cache(cache_dir) == 0
+
+
+def test_unwritable_cache_is_a_one_line_error(tmp_path: Path) -> None:
+    import os
+
+    from source_helpers import assert_one_line, make_wheel, package_files
+
+    from flagscan.source import SourceError
+
+    if os.geteuid() == 0:
+        blocker = tmp_path / "file-not-dir"   # root ignores permissions: block with a file
+        blocker.write_text("")
+        cache_dir = blocker / "cache"
+    else:
+        (tmp_path / "ro").mkdir(mode=0o500)
+        cache_dir = tmp_path / "ro" / "cache"
+    wheel = make_wheel(tmp_path / "sglang-0.0.1-py3-none-any.whl", package_files())
+    with pytest.raises(SourceError) as err:
+        get_source(str(wheel), cache_dir=cache_dir)
+    assert_one_line(err.value)

@@ -8,10 +8,9 @@ import time
 from pathlib import Path
 
 import pytest
-
 from source_helpers import TINY, UNREACHABLE_URL, GitServer, assert_one_line
-from flagscan.source import SourceError, get_source, list_cached
-from flagscan.source import gitsrc
+
+from flagscan.source import SourceError, get_source, gitsrc, list_cached
 from flagscan.source.cache import Cache
 from flagscan.source.local import from_directory
 

@@ -7,10 +7,9 @@ from importlib import metadata
 from pathlib import Path
 
 import pytest
-
-from flagscan.source import SourceError, get_source
-from flagscan.source import local
 from source_helpers import TINY, assert_one_line
+
+from flagscan.source import SourceError, get_source, local
 
 
 @pytest.mark.parametrize("where", [TINY, TINY / "python", TINY / "python" / "sglang"])

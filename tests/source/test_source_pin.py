@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from source_helpers import assert_one_line
 
 from flagscan.source import SourceError, pin, resolve_pin
-from source_helpers import assert_one_line
 
 
 @pytest.fixture(autouse=True)

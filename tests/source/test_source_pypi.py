@@ -5,9 +5,9 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from source_helpers import UNREACHABLE_URL, assert_one_line, make_wheel, package_files
 
 from flagscan.source import SourceError, get_source, pypi
-from source_helpers import UNREACHABLE_URL, assert_one_line, make_wheel, package_files
 
 NETWORK_DOWN = (
     "WARNING: Retrying (Retry(total=0, ...)) after connection broken by "

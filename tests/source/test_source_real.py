@@ -7,9 +7,9 @@ import time
 from pathlib import Path
 
 import pytest
+from source_helpers import UNREACHABLE_URL
 
 from flagscan.source import get_source
-from source_helpers import UNREACHABLE_URL
 
 
 @pytest.mark.real

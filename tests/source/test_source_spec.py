@@ -5,10 +5,10 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
+from source_helpers import TINY, assert_one_line
 
 from flagscan.source import SourceError
 from flagscan.source.spec import SpecKind, parse_spec
-from source_helpers import TINY, assert_one_line
 
 
 @pytest.mark.parametrize("text, kind, pypi, tag", [
