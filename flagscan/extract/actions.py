@@ -23,6 +23,7 @@ STANDARD: dict[str, tuple[Any, Any, Any, str]] = {
     "append_const": (0, ..., ..., "append_const"),
     "extend": (..., ..., ..., "append"),
     "count": (0, None, ..., "count"),
+    "BooleanOptionalAction": (0, None, ..., "store_bool"),
     "help": (0, None, ..., "ignore"),
     "version": (0, None, ..., "ignore"),
 }
@@ -32,8 +33,16 @@ _CLASS_TO_NAME = {
     "_StoreTrueAction": "store_true", "_StoreFalseAction": "store_false",
     "_AppendAction": "append", "_AppendConstAction": "append_const",
     "_ExtendAction": "extend", "_CountAction": "count",
-    "BooleanOptionalAction": "store_true",
+    "BooleanOptionalAction": "BooleanOptionalAction",
 }
+
+
+def argparse_class(text: str) -> str | None:
+    """`argparse.BooleanOptionalAction` (a class of Python's argparse) -> its registry name."""
+    head, _, tail = text.rpartition(".")
+    if head == "argparse" and tail in _CLASS_TO_NAME:
+        return _CLASS_TO_NAME[tail]
+    return None
 
 
 @dataclass(frozen=True, slots=True)

@@ -105,6 +105,7 @@ class Evaluator:
         self.hooks = hooks or {}
         self.primitives = primitives or {}
         self._active: set[tuple[str, str]] = set()
+        self.notes: list[str] = []
         self._cache: dict[tuple[str, str], Any] = {}
 
     # -- entry points ---------------------------------------------------------
@@ -142,9 +143,11 @@ class Evaluator:
     def _global_uncached(self, info: ModuleInfo, name: str) -> Any:
         if name in info.assigns:
             try:
-                result = self.eval(info.assigns[name][-1], Scope(info))
+                node = self._live_binding(info, name)
+                result = self.eval(node, Scope(info))
                 for aug in info.augments.get(name, ()):
-                    result = self._augment(result, aug, Scope(info))
+                    if self._guard(info, aug, name):
+                        result = self._augment(result, aug, Scope(info))
                 return result
             except NotStatic:
                 return Opaque(name)
@@ -160,6 +163,32 @@ class Evaluator:
         if name in _BUILTINS:
             return _BUILTINS[name]
         return Opaque(name)
+
+    def _live_binding(self, info: ModuleInfo, name: str) -> cst.BaseExpression:
+        """The last binding whose module-level `if` guards hold; an undecidable guard
+        makes the value undecidable."""
+        for node in reversed(info.assigns[name]):
+            tests = info.guards.get(node, ())
+            try:
+                if all(self.value(t, Scope(info)) for t in tests):
+                    return node
+            except NotStatic:
+                raise NotStatic(name)
+        raise NotStatic(name)
+
+    def _guard(self, info: ModuleInfo, node: cst.CSTNode, name: str) -> bool:
+        """Whether a module-level mutation applies. One under a run-time condition
+        (an environment variable, a device query) is left out and noted, as the
+        value a fresh process with no such setting computes."""
+        tests = info.guards.get(node, ())
+        try:
+            return all(self.value(t, Scope(info)) for t in tests)
+        except NotStatic:
+            note = (f"{info.relpath}:{info.line(node)}: {name} is changed under a run-time "
+                    f"condition ({' and '.join(info.code(t) for t in tests)}); read as if it were false")
+            if note not in self.notes:
+                self.notes.append(note)
+            return False
 
     def _augment(self, value: Any, node: cst.CSTNode, scope: Scope) -> Any:
         if isinstance(node, cst.AugAssign):

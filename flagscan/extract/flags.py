@@ -57,8 +57,8 @@ def extract_inventory(index: SourceIndex, rules: dict[str, Any] | None = None) -
     _walk(run, method.body, Scope(module, {parser_param: ParserRef()}), depth=0)
     allow_abbrev = _allow_abbrev(run, module)
     config = next((o for f in run.flags for o in f.options if o == "--config"), None)
-    return Inventory(tuple(run.flags), allow_abbrev=allow_abbrev, config_option=config,
-                     notes=tuple(run.notes))
+    notes = tuple(dict.fromkeys(run.notes + ev.notes))
+    return Inventory(tuple(run.flags), allow_abbrev=allow_abbrev, config_option=config, notes=notes)
 
 
 def _evaluator(index: SourceIndex, rules: dict[str, Any]) -> Evaluator:
@@ -224,6 +224,8 @@ def build_flag(ev: Evaluator, rules: dict[str, Any], options: list[str],
         facts = actions.custom(ev, action_value, kwargs, dep["action_markers"])
     elif isinstance(action_value, str):
         facts = actions.standard(action_value, kwargs)
+    elif actions.argparse_class(texts.get("action", "")):
+        facts = actions.standard(actions.argparse_class(texts["action"]), kwargs)
     else:
         facts = actions.ActionFacts(texts.get("action", "?"), kwargs.get("nargs"), kwargs.get("const"),
                                     kwargs.get("default"), "store", False, {})
@@ -237,6 +239,7 @@ def build_flag(ev: Evaluator, rules: dict[str, Any], options: list[str],
     if replacement is None and deprecated:
         replacement = actions.replacement_from_help(help_text, dep["replacement_patterns"])
     if facts.name == "BooleanOptionalAction":
+        # argparse adds the negative spelling of every long option itself.
         options = options + ["--no-" + o[2:] for o in options if o.startswith("--")]
     dest = kwargs.get("dest") if isinstance(kwargs.get("dest"), str) else _auto_dest(options)
     choices = kwargs.get("choices")
@@ -267,12 +270,15 @@ def _auto_dest(options: list[str]) -> str:
 
 
 def _type_name(value: Any, text: str | None) -> str | None:
+    """The conversion callable's name as argparse would hold it (`json.loads` -> `loads`)."""
     if value is None:
         return None
     if value in (int, float, str, bool):
         return value.__name__
     if isinstance(value, (FuncRef, ClassRef)):
         return value.name
+    if isinstance(value, Opaque) and re.fullmatch(r"[\w.]+", value.text):
+        return value.text.rsplit(".", 1)[-1]
     return text or "unknown"
 
 

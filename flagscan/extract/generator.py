@@ -120,16 +120,6 @@ def _scalar_name(rules: dict[str, Any], node: cst.BaseExpression) -> str | None:
     return rules["generator"]["scalar_types"].get(module_tail(node))
 
 
-def _type_parser_name(value: Any) -> str | None:
-    if value is None:
-        return None
-    if isinstance(value, (FuncRef, ClassRef)):
-        return value.name
-    if value in (int, float, str, bool):
-        return value.__name__
-    return "unknown"
-
-
 def generate_field_flag(ev: Evaluator, rules: dict[str, Any], decl: FieldDecl, default: Any) -> Flag | None:
     """What add_cli_args_from_dataclass registers for one field, or None."""
     from flagscan.extract.flags import build_flag

@@ -28,6 +28,8 @@ class ModuleInfo:
     positions: dict
     assigns: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
     augments: dict[str, list[cst.CSTNode]] = field(default_factory=dict)
+    # Module-level `if` tests enclosing a binding (node -> tests, outermost first).
+    guards: dict[cst.CSTNode, tuple[cst.BaseExpression, ...]] = field(default_factory=dict)
     imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     classes: dict[str, cst.ClassDef] = field(default_factory=dict)
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
@@ -64,24 +66,44 @@ def _absolute(module: str, package: str, level: int) -> str:
     return f"{base}.{module}" if module else base
 
 
-def _index_statements(info: ModuleInfo, body: list[cst.CSTNode]) -> None:
+def _index_statements(info: ModuleInfo, body: list[cst.CSTNode],
+                      guards: tuple[cst.BaseExpression, ...] = ()) -> None:
     """Record top-level bindings, descending into `if`/`try` blocks (import-time code)."""
     for stmt in body:
         if isinstance(stmt, cst.SimpleStatementLine):
             for small in stmt.body:
                 _index_small(info, small)
+                if guards:
+                    for node in _bound_nodes(small):
+                        info.guards[node] = guards
         elif isinstance(stmt, cst.ClassDef):
             info.classes[stmt.name.value] = stmt
         elif isinstance(stmt, cst.FunctionDef):
             info.functions.setdefault(stmt.name.value, stmt)
         elif isinstance(stmt, cst.If):
-            _index_statements(info, list(stmt.body.body))
+            _index_statements(info, list(stmt.body.body), guards + (stmt.test,))
+            negated = guards + (cst.UnaryOperation(cst.Not(), stmt.test),)
             orelse = stmt.orelse
             while orelse is not None:
-                _index_statements(info, list(orelse.body.body))
+                test = getattr(orelse, "test", None)
+                inner = negated + ((test,) if test is not None else ())
+                _index_statements(info, list(orelse.body.body), inner)
+                if test is not None:
+                    negated = negated + (cst.UnaryOperation(cst.Not(), test),)
                 orelse = getattr(orelse, "orelse", None)
         elif isinstance(stmt, cst.Try):
-            _index_statements(info, list(stmt.body.body))
+            _index_statements(info, list(stmt.body.body), guards)
+
+
+def _bound_nodes(small: cst.BaseSmallStatement) -> list[cst.CSTNode]:
+    """The nodes _index_small records for a statement (values and augment nodes)."""
+    if isinstance(small, (cst.Assign, cst.AnnAssign)) and small.value is not None:
+        return [small.value]
+    if isinstance(small, cst.AugAssign):
+        return [small]
+    if isinstance(small, cst.Expr) and isinstance(small.value, cst.Call):
+        return [small.value]
+    return []
 
 
 def _index_small(info: ModuleInfo, small: cst.BaseSmallStatement) -> None:
