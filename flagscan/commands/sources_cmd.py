@@ -65,9 +65,10 @@ def clear_cmd(ctx: click.Context, sglang, cache_dir, offline, fmt) -> None:
     opts = _merge(ctx, cache_dir=cache_dir, format=fmt)
 
     def body() -> int:
-        from flagscan.source import clear_cache
+        from flagscan.extract.cache import clear_facts
+        from flagscan.source import clear_cache, default_cache_dir
 
-        removed = clear_cache(opts.cache_dir)
+        removed = clear_cache(opts.cache_dir) + clear_facts(opts.cache_dir or default_cache_dir())
         progress(opts)(f"removed {removed} cached entries")
         if opts.format == "json":
             emit_json("sources", {"removed": removed})

@@ -92,3 +92,13 @@ class FactCache:
             os.replace(tmp, path)
         except OSError:
             pass  # a read-only cache only costs speed
+
+
+def clear_facts(cache_dir: Path) -> int:
+    """Remove every cached fact record; returns how many were removed."""
+    import shutil
+
+    root = Path(cache_dir) / "facts"
+    count = sum(1 for _ in root.rglob("*.json")) if root.is_dir() else 0
+    shutil.rmtree(root, ignore_errors=True)
+    return count
