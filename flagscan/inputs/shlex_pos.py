@@ -187,6 +187,7 @@ class Lexer:
         word = self._word()
         word.quoted = True
         text, n = self.text, len(self.text)
+        self._lit("", self.i, True)  # "" is an empty word, not no word
         self.i += 1
         while self.i < n and text[self.i] != '"':
             c = text[self.i]

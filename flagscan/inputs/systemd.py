@@ -18,6 +18,7 @@ from flagscan.inputs.unitfile import Entry, WordError, extract_word, extract_wor
 # Specifiers that need the running system (hostname, user, boot id...): left as written.
 _MACHINE_SPECIFIERS = frozenset("aAbBdgGhHlmMoqsuUvwW")
 _PREFIXES = "-@:+!|"
+_BRACELESS = re.compile(r"[A-Za-z_][A-Za-z0-9_]*")
 
 
 def _unescape_unit(text: str) -> str:
@@ -98,6 +99,10 @@ def _expand_braces(word: Word, env: Mapping[str, str], notes: list[str]) -> Word
                 if ":" in name:
                     notes.append(f"systemd does not expand {text[i:end + 1]!r} in ExecStart= (no :- or :+)")
                 unresolved.append(name.split(":", 1)[0])
+        elif text[i] == "$" and (match := _BRACELESS.match(text, i + 1)) is not None:
+            # `$NAME` is only expanded as a word of its own; inside a word it stays literal.
+            notes.append(f"systemd passes {text[i:match.end()]!r} literally: write ${{{match.group(0)}}} inside a word")
+            unresolved.append(match.group(0))
         chars.append(text[i])
         offs.append(word.offsets[i])
         i += 1
