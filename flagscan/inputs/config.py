@@ -114,7 +114,8 @@ def merge_config(tokens: list[Tok], inventory: Inventory, base_dir: str) -> Merg
         return merge
     if len(indices) > 1:
         merge.diagnostics.append(_diag("several config files given; SGLang refuses to start", tokens[indices[1]]))
-        merge.tokens = [t for t in tokens if t.text != option]
+        drop = {j for i in indices for j in (i, i + 1)}
+        merge.tokens = [t for k, t in enumerate(tokens) if k not in drop]
         return merge
     index = indices[0]
     flag_tok = tokens[index]

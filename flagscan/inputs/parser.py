@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import argparse
+import functools
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -78,6 +79,7 @@ class RecordingParser(argparse.ArgumentParser):
         raise ParseFailure(message)
 
 
+@functools.cache
 def _recording(base: type[argparse.Action], ignored: bool = False) -> type[argparse.Action]:
     class Recording(base):  # type: ignore[valid-type, misc]
         def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
@@ -101,7 +103,7 @@ class Built:
 def _spec(flag: Flag) -> tuple[str, dict[str, Any]]:
     """The standard action that behaves like the flag's action, and its keyword arguments."""
     action = flag.action
-    if action.endswith("BooleanOptionalAction"):
+    if action.endswith("BooleanOptionalAction") or (action not in _STANDARD and flag.semantics == "store_bool"):
         return "boolean_optional", {}
     if action in ("help", "version"):
         return "store_true", {}

@@ -260,12 +260,10 @@ class Lexer:
             self._ansi_c()
         elif nxt == '"' and not quoted:
             self.i = i + 1  # $"..." is a locale-translated "...": same text here
-        elif nxt and (nxt.isalpha() or nxt == "_"):
-            name = _NAME.match(text, i + 1)
-            assert name is not None
+        elif (name := _NAME.match(text, i + 1)) is not None:
             word.parts.append(Param(name.group(0), None, "", text[i:name.end()], self.off(i), quoted))
             self.i = name.end()
-        elif nxt and (nxt.isdigit() or nxt in "@*#?$!-"):
+        elif nxt and nxt in "0123456789@*#?$!-":
             word.parts.append(Param(nxt, None, "", text[i:i + 2], self.off(i), quoted))
             self.i = i + 2
         else:
