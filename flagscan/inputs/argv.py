@@ -15,7 +15,15 @@ from flagscan.inputs.config import Tok, merge_config
 from flagscan.inputs.launcher import basename
 from flagscan.inputs.model import LaunchCommand
 from flagscan.inputs.parser import (
-    ACCUMULATING, Arg, Built, Call, Converted, Invalid, ParseFailure, build_parser, value_range,
+    ACCUMULATING,
+    Arg,
+    Built,
+    Call,
+    Converted,
+    Invalid,
+    ParseFailure,
+    build_parser,
+    value_range,
 )
 from flagscan.inputs.resolve import OptionTable
 
@@ -138,8 +146,8 @@ class _Run:
                     self.uncertain = True
                 elif r.kind == "unknown":
                     hint = suggest(name, list(self.table.options))
-                    self.add("FS001", Severity.ERROR, f"unknown flag {name}" + (f"; did you mean {hint}?" if hint else ""),
-                             tok, name, suggestion=hint)
+                    message = f"unknown flag {name}" + (f"; did you mean {hint}?" if hint else "")
+                    self.add("FS001", Severity.ERROR, message, tok, name, suggestion=hint)
                 else:
                     self.add("FS006", Severity.ERROR, f"{name} is ambiguous: it could be {', '.join(r.candidates)}",
                              tok, name, candidates=list(r.candidates))
@@ -242,7 +250,7 @@ class _Run:
                 self._stray(self.tokens[arg.tok], self._previous_option(arg.tok))
         values: dict[str, FlagValue] = {}
         for dest, (call, tok, valid) in latest.items():
-            value, ok = _unwrap(call.after)
+            value, ok = self.unwrap(call.after, tok)
             if valid and ok:
                 values[dest] = FlagValue(dest, value, call.option or "", tok.location if tok else None)
         return values
@@ -255,6 +263,13 @@ class _Run:
             return r.option
         return None
 
+    def _unknown(self, item: Any, option_tok: Tok | None) -> bool:
+        """Whether a value comes from a variable this file leaves unset."""
+        if not isinstance(item, (Converted, Invalid)):
+            return False
+        tok = self.tokens[item.tok] if item.tok is not None else option_tok
+        return bool(tok and tok.unresolved)
+
     def _check_values(self, call: Call, flag: Flag, tok: Tok | None, consumed: set[int]) -> bool:
         items = call.values if isinstance(call.values, list) else [call.values]
         choices = flag.choices
@@ -263,6 +278,8 @@ class _Run:
         for item in items:
             if isinstance(item, (Converted, Invalid)) and item.tok is not None:
                 consumed.add(item.tok)
+            if self._unknown(item, tok):
+                continue  # its real value is not known here; FS007 already says so
             where = self.tokens[item.tok] if isinstance(item, (Converted, Invalid)) and item.tok is not None else tok
             if isinstance(item, Invalid):
                 valid = False
@@ -275,6 +292,19 @@ class _Run:
                          where, call.option, value=item.value, choices=list(choices), reason="choice")  # type: ignore[arg-type]
         return valid
 
+    def unwrap(self, value: Any, option_tok: Tok | None) -> tuple[Any, bool]:
+        """The plain value (UnknownValue for what an unset variable gives) and whether it is valid."""
+        if self._unknown(value, option_tok):
+            return UnknownValue(value.raw), True
+        if isinstance(value, Converted):
+            return value.value, True
+        if isinstance(value, Invalid):
+            return value.raw, False
+        if isinstance(value, list):
+            pairs = [self.unwrap(v, option_tok) for v in value]
+            return [v for v, _ in pairs], all(ok for _, ok in pairs)
+        return value, True
+
     def required(self, values: dict[str, FlagValue]) -> None:
         if self.uncertain:
             return
@@ -286,17 +316,6 @@ class _Run:
                 done.add(flag.dest)
                 self.diags.append(Diagnostic("FS005", Severity.ERROR, f"{flag.options[0]} is required",
                                              flag=flag.options[0], location=where))
-
-
-def _unwrap(value: Any) -> tuple[Any, bool]:
-    if isinstance(value, Converted):
-        return value.value, True
-    if isinstance(value, Invalid):
-        return value.raw, False
-    if isinstance(value, list):
-        pairs = [_unwrap(v) for v in value]
-        return [v for v, _ in pairs], all(ok for _, ok in pairs)
-    return value, True
 
 
 def parse_command(command: LaunchCommand, inventory: Inventory) -> ParsedCommand:

@@ -44,7 +44,7 @@ class _Service:
         """`command:` / `entrypoint:` as words: a list is taken item by item, a string is split
         with shell quoting rules (no shell runs it)."""
         node = yamlsrc.get(self.node, key)
-        if yamlsrc.is_null(node):
+        if node is None or yamlsrc.is_null(node):
             return None
         if isinstance(node, SequenceNode):
             out = []
@@ -71,10 +71,9 @@ class _Service:
                 self.notes.append(f"env_file {path} not found here")
         node = yamlsrc.get(self.node, "environment")
         if isinstance(node, MappingNode):
-            pairs = [(k, v) for k, v in yamlsrc.items(node)]
-            for name, value in pairs:
-                if isinstance(value, ScalarNode) and not yamlsrc.is_null(value):
-                    env[name] = self.interpolate(yamlsrc.scalar_word(value, self.source))[0].text
+            for key, item in yamlsrc.items(node):
+                if isinstance(item, ScalarNode) and not yamlsrc.is_null(item):
+                    env[key] = self.interpolate(yamlsrc.scalar_word(item, self.source))[0].text
         elif isinstance(node, SequenceNode):
             for item in node.value:
                 entry = yamlsrc.text(item)

@@ -95,7 +95,7 @@ def _config_tokens(path: str, root: MappingNode, data: dict[Any, Any], inventory
             if value:
                 items = value_node.value if isinstance(value_node, SequenceNode) else [value_node] * len(value)
                 out.append(flag_tok)
-                out += [Tok(str(v), _location(path, n), (), "config") for v, n in zip(value, items)]
+                out += [Tok(str(v), _location(path, n), (), "config") for v, n in zip(value, items, strict=False)]
         else:
             text = json.dumps(value) if isinstance(value, dict) else str(value)
             out += [flag_tok, Tok(text, _location(path, value_node), (), "config")]

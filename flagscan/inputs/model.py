@@ -71,7 +71,7 @@ class Source:
     line_starts: tuple[int, ...]
 
     @classmethod
-    def of(cls, path: str | Path, text: str) -> "Source":
+    def of(cls, path: str | Path, text: str) -> Source:
         starts = [0]
         starts.extend(i + 1 for i, c in enumerate(text) if c == "\n")
         return cls(str(path), text, tuple(starts))
@@ -96,21 +96,21 @@ class Word:
     unresolved: tuple[str, ...] = ()
 
     @classmethod
-    def plain(cls, text: str, start: int, source: Source, step: int = 1) -> "Word":
+    def plain(cls, text: str, start: int, source: Source, step: int = 1) -> Word:
         return cls(text, tuple(start + i * step for i in range(len(text))), start, source)
 
     def token(self) -> ArgToken:
         line, column = self.source.position(self.start)
         return ArgToken(self.text, self.source.path, line, column, self.unresolved)
 
-    def with_text(self, text: str) -> "Word":
+    def with_text(self, text: str) -> Word:
         offsets = self.offsets[: len(text)]
         if len(offsets) < len(text):
             last = offsets[-1] if offsets else self.start
             offsets = offsets + (last,) * (len(text) - len(offsets))
         return Word(text, offsets, self.start, self.source, self.unresolved)
 
-    def slice(self, begin: int) -> "Word":
+    def slice(self, begin: int) -> Word:
         """The word without its first `begin` characters (e.g. after a ``-m`` or ``NAME=``)."""
         start = self.offsets[begin] if begin < len(self.offsets) else self.start
         return Word(self.text[begin:], self.offsets[begin:], start, self.source, self.unresolved)

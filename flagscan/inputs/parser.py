@@ -22,7 +22,7 @@ class Arg(str):
     tok: int
 
     @classmethod
-    def of(cls, text: str, tok: int) -> "Arg":
+    def of(cls, text: str, tok: int) -> Arg:
         arg = cls(text)
         arg.tok = tok
         return arg
@@ -32,6 +32,7 @@ class Arg(str):
 class Converted:
     value: Any
     tok: int | None
+    raw: str
     # False for a custom conversion flagscan does not run (the raw string is kept).
     checkable: bool = True
 
@@ -49,9 +50,9 @@ def converter(type_name: str | None) -> Any:
     def convert(raw: str) -> Converted | Invalid:
         tok = getattr(raw, "tok", None)
         if conv is None:
-            return Converted(str(raw), tok, checkable=False)
+            return Converted(str(raw), tok, str(raw), checkable=False)
         try:
-            return Converted(conv(str(raw)), tok)
+            return Converted(conv(str(raw)), tok, str(raw))
         except (ValueError, TypeError, OverflowError):
             return Invalid(str(raw), tok, type_name or "str")
 

@@ -49,8 +49,8 @@ class OptionTable:
         if len(matches) > 1:
             return Resolved("ambiguous", candidates=tuple(m[0] for m in matches))
         if len(matches) == 1:
-            option, explicit, abbreviated = matches[0]
-            return Resolved("option", option, explicit, abbreviated)
+            match, value, abbreviated = matches[0]
+            return Resolved("option", match, value, abbreviated)
         if _NEGATIVE.match(arg) and not self.negative_options:
             return Resolved("value")
         if " " in arg:

@@ -8,7 +8,7 @@ from dataclasses import dataclass, field
 
 from flagscan.inputs.launcher import Launch, ShellScript, find_launch, is_name
 from flagscan.inputs.model import InputError, LaunchCommand, Source, Word
-from flagscan.inputs.shlex_pos import Lit, Param, RawWord, Subst, split_commands
+from flagscan.inputs.shlex_pos import Lit, Param, RawWord, split_commands
 
 _RESERVED = frozenset({"!", "{", "}", "then", "do", "else", "elif", "if", "while", "until", "fi", "done", "esac"})
 _DECLARE = frozenset({"export", "readonly", "declare", "typeset", "local"})
@@ -28,7 +28,7 @@ class ShellState:
     notes: list[str] = field(default_factory=list)
 
     @classmethod
-    def from_env(cls, env: Mapping[str, str]) -> "ShellState":
+    def from_env(cls, env: Mapping[str, str]) -> ShellState:
         return cls(dict(env), set(env))
 
     def assign(self, name: str, value: str | None, export: bool = False) -> None:

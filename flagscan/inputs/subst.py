@@ -6,8 +6,8 @@ import re
 from collections.abc import Callable, Mapping
 
 from flagscan.inputs.model import Word
-from flagscan.inputs.shlex_pos import split_commands
 from flagscan.inputs.shell import ShellState, expand_word
+from flagscan.inputs.shlex_pos import split_commands
 
 _COMPOSE = re.compile(
     r"\$(?:(\$)|\{([A-Za-z_][A-Za-z0-9_]*)(?:(:?[-?+])((?:[^{}]|\{[^{}]*\})*))?\}|([A-Za-z_][A-Za-z0-9_]*))"
@@ -43,7 +43,9 @@ class _Builder:
         return Word("".join(self.chars), tuple(self.offs), w.start, w.source, tuple(dict.fromkeys(self.unresolved)))
 
 
-def _substitute(word: Word, pattern: re.Pattern[str], handle: Callable[[_Builder, re.Match[str]], None]) -> tuple[Word, dict[int, str]]:
+def _substitute(
+    word: Word, pattern: re.Pattern[str], handle: Callable[[_Builder, re.Match[str]], None]
+) -> tuple[Word, dict[int, str]]:
     builder = _Builder(word)
     pos = 0
     for match in pattern.finditer(word.text):

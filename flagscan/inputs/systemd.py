@@ -180,7 +180,7 @@ class _Unit:
             try:
                 word, p = extract_word(entry.value, p, relax=True)
             except WordError:
-                self.notes.append(f"{self.source.path}:{entry.line}: invalid Environment= syntax; systemd ignores the rest")
+                self.notes.append(f"{self.source.path}:{entry.line}: invalid Environment= syntax; the rest is ignored")
                 return
             if word is None:
                 return
@@ -194,12 +194,12 @@ class _Unit:
     def final_environment(self) -> dict[str, str]:
         env = dict(self.environment)
         # EnvironmentFile= is read at start and overrides Environment= (systemd.exec).
-        for spec, entry in self.env_files:
+        for spec, _entry in self.env_files:
             optional = spec.startswith("-")
             path = spec[1:] if optional else spec
             base = os.path.dirname(self.source.path)
             if not os.path.isabs(path):
-                self.notes.append(f"EnvironmentFile={path} is not absolute; systemd rejects it (read relative to the unit here)")
+                self.notes.append(f"EnvironmentFile={path} is not absolute; systemd rejects it (read next to the unit)")
                 path = os.path.join(base, path)
             matches = sorted(glob.glob(path)) if glob.has_magic(path) else [path]
             found = [m for m in matches if os.path.isfile(m)]
@@ -229,7 +229,8 @@ def _drop_ins(path: str) -> list[str]:
 def _split_exec(entry: Entry, unit: _Unit) -> list[tuple[list[Word], bool]]:
     """config_parse_exec(): one or more commands (`;` as a word separates them), each with
     whether environment expansion applies (the `:` prefix turns it off)."""
-    value, p, commands = entry.value, 0, []
+    value, p = entry.value, 0
+    commands: list[tuple[list[Word], bool]] = []
     text = value.text
     while True:
         first, p = extract_word_and_warn(value, p, unit.notes, entry.line)

@@ -185,5 +185,6 @@ def extract_word_and_warn(value: Word, p: int, notes: list[str], line: int) -> t
         word, p = extract_word(value, p, relax=True)
     except WordError:
         raise InputError(f"{value.source.path}:{line}: unbalanced quoting (systemd rejects the line)") from None
-    notes.append(f"{value.source.path}:{line}: systemd ignores unknown escape sequences in {word.text if word else ''!r}")
+    shown = word.text if word else ""
+    notes.append(f"{value.source.path}:{line}: systemd ignores unknown escape sequences in {shown!r}")
     return word, p

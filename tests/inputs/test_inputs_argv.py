@@ -5,7 +5,6 @@ from __future__ import annotations
 from dataclasses import replace
 from pathlib import Path
 
-import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
@@ -162,10 +161,13 @@ def test_unexpanded_variables(tmp_path: Path) -> None:
     unit = tmp_path / "u.service"
     unit.write_text("[Service]\nExecStart=/usr/bin/python3 -m sglang.launch_server --tp ${TP} $EXTRA\n")
     parsed = parse_command(read_launch_file(unit)[0], INVENTORY)
-    # The unset variables are reported; the required flag may come from $EXTRA, so no FS005,
-    # and "${TP}" is not an int but its real value is unknown here.
-    assert [d.code for d in parsed.diagnostics if d.code != "FS003"] == ["FS007", "FS007"]
+    # The unset variables are reported; the required flag may come from $EXTRA (no FS005), and
+    # "${TP}" is not judged as an int: its real value is unknown here.
+    assert codes(parsed) == ["FS007", "FS007"]
     assert parsed.diagnostics[0].location.line == 2 and parsed.diagnostics[0].data["variables"] == ["TP"]
+    assert value(parsed, "tp_size") == UnknownValue("${TP}")
+    explicit = parse("--tp=$TP")
+    assert codes(explicit) == ["FS007"] and value(explicit, "tp_size") == UnknownValue("$TP")
 
 
 def test_locations_point_into_the_file(tmp_path: Path) -> None:

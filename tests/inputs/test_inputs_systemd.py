@@ -151,7 +151,8 @@ Environment=A=1
 def test_quoted_positions_point_at_the_quote(tmp_path: Path) -> None:
     path = unit(tmp_path, f'[Service]\nExecStart={LAUNCH} --served-model-name "my model"\n')
     token = read_launch_file(path)[0].args[1]
-    assert (token.text, token.line, token.column) == ("my model", 2, len(f"ExecStart={LAUNCH} --served-model-name ") + 1)
+    column = len(f"ExecStart={LAUNCH} --served-model-name ") + 1
+    assert (token.text, token.line, token.column) == ("my model", 2, column)
 
 
 def test_empty_execstart_resets_the_list(tmp_path: Path) -> None:

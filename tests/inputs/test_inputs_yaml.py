@@ -25,7 +25,8 @@ def test_compose_fixture_string_and_list_commands() -> None:
         ("--model-path", 16, 7), ("Qwen/Qwen3.5-122B-A10B", 16, 20), ("--tp", 17, 7), ("4", 17, 12)]
     # Only flags and an SGLang image: the image's entrypoint is taken to be SGLang.
     assert bare.launcher == () and bare.env == {"HF_HOME": "/root/.cache/huggingface"}
-    assert [(a.text, a.line, a.column) for a in bare.args[:2]] == [("--model-path", 36, 9), ("Qwen/Qwen3.5-122B-A10B", 37, 9)]
+    assert [(a.text, a.line, a.column) for a in bare.args[:2]] == [
+        ("--model-path", 36, 9), ("Qwen/Qwen3.5-122B-A10B", 37, 9)]
 
 
 def test_compose_entrypoint_quoting_and_interpolation(tmp_path: Path) -> None:
