@@ -1,0 +1,305 @@
+"""evaluate: Python's builtins and the methods of plain values, over abstract values."""
+
+from __future__ import annotations
+
+import math
+from typing import Any
+
+from flagscan.evaluate.values import (
+    BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal, Obj,
+    Unknown, has_unknown, unknown_of,
+)
+
+_PLAIN = (str, int, float, bool, type(None), tuple, list, dict, set, frozenset)
+_EXCEPTIONS = (
+    "Exception", "BaseException", "ValueError", "TypeError", "RuntimeError", "AssertionError",
+    "KeyError", "IndexError", "AttributeError", "NotImplementedError", "ImportError",
+    "ModuleNotFoundError", "OSError", "FileNotFoundError", "StopIteration", "ZeroDivisionError",
+    "UserWarning", "DeprecationWarning", "Warning", "ArithmeticError", "LookupError",
+)
+_PURE = {
+    "len": len, "int": int, "float": float, "str": str, "bool": bool, "abs": abs, "round": round,
+    "sorted": sorted, "sum": sum, "any": any, "all": all, "min": min, "max": max, "divmod": divmod,
+    "pow": pow, "ord": ord, "chr": chr, "repr": repr, "tuple": tuple, "list": list, "set": set,
+    "frozenset": frozenset, "dict": dict, "range": range, "reversed": reversed, "enumerate": enumerate,
+    "zip": zip, "format": format,
+}
+_SAFE_METHODS = {
+    str: {"lower", "upper", "replace", "strip", "lstrip", "rstrip", "split", "rsplit", "join",
+          "startswith", "endswith", "format", "title", "capitalize", "count", "find", "isdigit",
+          "isnumeric", "partition", "rpartition", "splitlines", "zfill", "casefold", "removeprefix",
+          "removesuffix", "isalpha", "isalnum"},
+    dict: {"keys", "values", "items", "get", "copy"},
+    list: {"copy", "index", "count"},
+    tuple: {"index", "count"},
+    set: {"union", "intersection", "difference", "issubset", "issuperset", "copy"},
+    frozenset: {"union", "intersection", "difference", "issubset", "issuperset", "copy"},
+    type(__import__("re").match("", "")): {"group", "groups", "start", "end", "span", "groupdict"},
+}
+_MUTATORS = {
+    list: {"append", "extend", "insert", "remove", "pop", "sort", "clear", "reverse"},
+    dict: {"update", "setdefault", "pop", "clear"},
+    set: {"add", "update", "discard", "remove", "clear"},
+}
+
+
+def _pure(name: str, fn):
+    def call(interp, state, args, kwargs, module, line):
+        if any(has_unknown(a) for a in args) or any(has_unknown(v) for v in kwargs.values()):
+            if name == "len" and args and isinstance(args[0], (list, tuple, dict, set)):
+                return len(args[0])
+            if name in ("any", "all") and args and isinstance(args[0], (list, tuple)):
+                return _any_all(name, args[0])
+            return unknown_of(*args, *kwargs.values(), why=f"{name}(...)")
+        args = [a.data if isinstance(a, ConfigView) else a for a in args]
+        if any(not isinstance(a, _PLAIN + (range, EnumMember)) and not hasattr(a, "__iter__") for a in args):
+            return Unknown(f"{name}(...) of an object")
+        try:
+            result = fn(*args, **kwargs)
+        except Exception:
+            return Unknown(f"{name}(...) failed")
+        if name in ("range", "reversed", "enumerate", "zip"):
+            result = list(result)
+        return result
+    return Builtin(name, call)
+
+
+def _any_all(name: str, items) -> Any:
+    from flagscan.evaluate.interp import truth
+
+    values = [truth(i) for i in items]
+    if name == "any":
+        if True in values:
+            return True
+        return False if None not in values else Unknown("any(...) of unknowns")
+    if False in values:
+        return False
+    return True if None not in values else Unknown("all(...) of unknowns")
+
+
+def table(interp) -> dict[str, Any]:
+    t: dict[str, Any] = {name: _pure(name, fn) for name, fn in _PURE.items()}
+    t.update({
+        "isinstance": Builtin("isinstance", _isinstance),
+        "issubclass": Builtin("issubclass", lambda *a: Unknown("issubclass")),
+        "hasattr": Builtin("hasattr", _hasattr),
+        "getattr": Builtin("getattr", _getattr),
+        "setattr": Builtin("setattr", _setattr),
+        "print": Builtin("print", lambda *a: None),
+        "type": Builtin("type", _type),
+        "callable": Builtin("callable", lambda i, s, a, k, m, l: not isinstance(a[0], _PLAIN) if a else False),
+        "id": Builtin("id", lambda *a: Unknown("id()")),
+        "iter": Builtin("iter", lambda i, s, a, k, m, l: list(a[0]) if a and isinstance(a[0], (list, tuple)) else Unknown("iter")),
+        "next": Builtin("next", _next),
+        "map": Builtin("map", _map),
+        "filter": Builtin("filter", _filter),
+        "super": Builtin("super", _super),
+        "object": External("builtins.object"),
+        "property": Builtin("property", lambda *a: Unknown("property")),
+        "staticmethod": Builtin("staticmethod", lambda i, s, a, k, m, l: a[0] if a else None),
+        "classmethod": Builtin("classmethod", lambda i, s, a, k, m, l: a[0] if a else None),
+        "vars": Builtin("vars", lambda *a: Unknown("vars()")),
+        "open": Builtin("open", lambda *a: Unknown("file contents", {"filesystem"})),
+        "__import__": Builtin("__import__", lambda *a: Unknown("__import__")),
+        "NotImplemented": None,
+        "Ellipsis": None,
+        "__file__": "<sglang source>",
+        "math": External("math"),
+    })
+    for name in _EXCEPTIONS:
+        t[name] = Builtin(name, _exception(name))
+    return t
+
+
+def _exception(name: str):
+    def make(interp, state, args, kwargs, module, line):
+        return ExcVal(name, args[0] if args else "")
+    return make
+
+
+def _isinstance(interp, state, args, kwargs, module, line):
+    if len(args) != 2:
+        return Unknown("isinstance")
+    value, types = args
+    types = types if isinstance(types, tuple) else (types,)
+    results = [_isinstance_one(value, t) for t in types]
+    if True in results:
+        return True
+    if all(r is False for r in results):
+        return False
+    return Unknown("isinstance of an unknown value")
+
+
+def _isinstance_one(value: Any, t: Any) -> Any:
+    if isinstance(value, Unknown):
+        if value.options is not None and value.options:
+            rs = {_isinstance_one(o, t) for o in value.options}
+            return rs.pop() if len(rs) == 1 else None
+        return None
+    if isinstance(t, Builtin):
+        pytype = {"int": int, "float": float, "str": str, "bool": bool, "list": list, "tuple": tuple,
+                  "dict": dict, "set": set, "frozenset": frozenset}.get(t.name)
+        if pytype is None:
+            return isinstance(value, ExcVal) and value.type_name == t.name or None
+        if pytype is int and isinstance(value, bool):
+            return True
+        if isinstance(value, ConfigView):
+            return False  # a transformers config object is no dict
+        return isinstance(value, pytype)
+    if isinstance(t, ClassVal):
+        if isinstance(value, Obj):
+            return t in value.cls.mro()
+        if isinstance(value, EnumMember):
+            return value.owner == t.name
+        if isinstance(value, _PLAIN):
+            return False
+        return None
+    if isinstance(t, External):
+        if isinstance(value, _PLAIN) and not t.path.startswith(("typing", "collections")):
+            return False
+        return None
+    return None
+
+
+def _hasattr(interp, state, args, kwargs, module, line):
+    obj, name = (args + [None, None])[:2]
+    if isinstance(obj, Obj) and isinstance(name, str):
+        if name in state.attrs(obj.oid):
+            return True
+        found, _ = obj.cls.lookup(name)
+        return True if found else False
+    if isinstance(obj, ConfigView) and isinstance(name, str):
+        return interp.world.config_has(obj, name)
+    if isinstance(obj, ClassVal) and isinstance(name, str):
+        return obj.lookup(name)[0]
+    if isinstance(obj, External) and isinstance(name, str):
+        return interp.world.external_has(obj, name)
+    if isinstance(obj, _PLAIN) and isinstance(name, str):
+        return hasattr(obj, name)
+    return Unknown("hasattr of an unknown object")
+
+
+def _getattr(interp, state, args, kwargs, module, line):
+    if len(args) < 2 or not isinstance(args[1], str):
+        return Unknown("getattr")
+    obj, name = args[0], args[1]
+    if len(args) > 2:
+        has = _hasattr(interp, state, [obj, name], {}, module, line)
+        if has is False:
+            return args[2]
+        if isinstance(has, Unknown):
+            value = interp.getattr(obj, name, state, module)
+            if isinstance(value, Unknown):
+                return unknown_of(value, why=f"getattr({name})")
+            return value
+    return interp.getattr(obj, name, state, module)
+
+
+def _setattr(interp, state, args, kwargs, module, line):
+    if len(args) == 3 and isinstance(args[1], str):
+        interp.setattr(args[0], args[1], args[2], state, module, line)
+    return None
+
+
+def _type(interp, state, args, kwargs, module, line):
+    if len(args) == 1:
+        value = args[0]
+        if isinstance(value, Obj):
+            return value.cls
+        if isinstance(value, _PLAIN):
+            return Builtin(type(value).__name__, lambda *a: Unknown("type call"))
+    return Unknown("type()")
+
+
+def _next(interp, state, args, kwargs, module, line):
+    items = args[0] if args else None
+    if isinstance(items, (list, tuple)) and items:
+        return items[0]
+    if isinstance(items, (list, tuple)) and len(args) > 1:
+        return args[1]
+    return Unknown("next()")
+
+
+def _map(interp, state, args, kwargs, module, line):
+    if len(args) == 2:
+        items = interp.iterate(args[1], state, module)
+        if items is not None:
+            return [interp.call(args[0], [x], {}, state, module) for x in items]
+    return Unknown("map()")
+
+
+def _filter(interp, state, args, kwargs, module, line):
+    from flagscan.evaluate.interp import truth
+
+    if len(args) == 2:
+        items = interp.iterate(args[1], state, module)
+        if items is not None:
+            out = []
+            for x in items:
+                t = truth(x if args[0] is None else interp.call(args[0], [x], {}, state, module))
+                if t is None:
+                    return Unknown("filter()")
+                if t:
+                    out.append(x)
+            return out
+    return Unknown("filter()")
+
+
+class _Super:
+    def __init__(self, cls: ClassVal, obj: Any):
+        self.cls, self.obj = cls, obj
+
+
+def _super(interp, state, args, kwargs, module, line):
+    """super() inside a method: the next class in the instance's MRO after the owner."""
+    frame = interp.stack[-1][0] if interp.stack else ""
+    obj = state.locals.get("self")
+    owner_name = frame.split(".")[-2] if frame.count(".") >= 1 else ""
+    if isinstance(obj, Obj):
+        mro = obj.cls.mro()
+        names = [c.name for c in mro]
+        if owner_name in names:
+            rest = mro[names.index(owner_name) + 1:]
+            return Builtin("super", _super_proxy(rest, obj))
+    return Builtin("super", _super_proxy([], obj))
+
+
+def _super_proxy(rest, obj):
+    # Represented as a Builtin whose attribute access is handled in method_of.
+    return ("super", rest, obj)
+
+
+def method_of(base: Any, attr: str) -> Any:
+    """A bound method of a plain value, evaluated only on known arguments."""
+    methods = _SAFE_METHODS.get(type(base), set())
+    if attr in methods:
+        bound = getattr(base, attr)
+
+        def call(interp, state, args, kwargs, module, line):
+            if any(has_unknown(a) for a in args) or any(has_unknown(v) for v in kwargs.values()):
+                if attr == "get" and isinstance(base, dict) and args and not has_unknown(args[0]):
+                    return base.get(*args)
+                return unknown_of(*args, *kwargs.values(), why=f".{attr}(...)")
+            try:
+                result = bound(*args, **kwargs)
+            except Exception:
+                return Unknown(f".{attr}(...) failed")
+            if attr in ("keys", "values", "items"):
+                result = list(result)
+            return result
+        return Builtin(attr, call)
+    if attr in _MUTATORS.get(type(base), set()):
+        bound = getattr(base, attr)
+
+        def mutate(interp, state, args, kwargs, module, line):
+            try:
+                return bound(*args, **kwargs)
+            except Exception:
+                return Unknown(f".{attr}(...) failed")
+        return Builtin(attr, mutate)
+    if isinstance(base, Builtin) and isinstance(base.fn, tuple) and base.fn[0] == "super":
+        return Unknown("super attribute")
+    return Unknown(f"{type(base).__name__}.{attr}")
+
+
+__all__ = ["table", "method_of", "math", "BoundMethod", "FuncVal"]

@@ -1,0 +1,74 @@
+"""evaluate: IR expressions back to Python source text (for conditions and messages)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+_PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8,
+         "+": 9, "-": 9, "*": 10, "/": 10, "//": 10, "%": 10, "**": 12}
+_CMPTXT = {"notin": "not in", "isnot": "is not"}
+
+
+def render(node: Any) -> str:
+    try:
+        return _r(node)
+    except Exception:  # a malformed node must never break a report
+        return "<expr>"
+
+
+def _r(n: Any) -> str:
+    if n is None:
+        return "None"
+    if not isinstance(n, list) or not n:
+        return repr(n)
+    k = n[0]
+    if k == "c":
+        return repr(n[1])
+    if k == "n":
+        return n[1]
+    if k == "a":
+        return f"{_r(n[1])}.{n[2]}"
+    if k == "call":
+        args = [("*" + _r(a[1])) if isinstance(a, list) and a and a[0] == "*" and len(a) == 2 and isinstance(a[1], list) else _r(a) for a in n[2]]
+        args += [(f"**{_r(v)}" if key == "**" else f"{key}={_r(v)}") for key, v in n[3]]
+        return f"{_r(n[1])}({', '.join(args)})"
+    if k == "bin":
+        return f"{_r(n[2])} {n[1]} {_r(n[3])}"
+    if k == "bool":
+        return f" {n[1]} ".join(_paren(x) for x in n[2])
+    if k == "cmp":
+        return _r(n[1]) + "".join(f" {_CMPTXT.get(op, op)} {_r(r)}" for op, r in n[2])
+    if k == "un":
+        return f"not {_paren(n[2])}" if n[1] == "not" else f"{n[1]}{_paren(n[2])}"
+    if k == "ifx":
+        return f"{_r(n[2])} if {_r(n[1])} else {_r(n[3])}"
+    if k == "sub":
+        idx = n[2]
+        if isinstance(idx, list) and idx and idx[0] == "slice":
+            return f"{_r(n[1])}[{':'.join('' if p is None else _r(p) for p in idx[1:3])}]"
+        return f"{_r(n[1])}[{_r(idx)}]"
+    if k in ("list", "tuple", "set"):
+        inner = ", ".join(_r(e) for e in n[1])
+        return {"list": f"[{inner}]", "tuple": f"({inner})", "set": f"{{{inner}}}"}[k]
+    if k == "dict":
+        return "{" + ", ".join(f"**{_r(v)}" if key is None else f"{_r(key)}: {_r(v)}" for key, v in n[1]) + "}"
+    if k == "fstr":
+        return 'f"' + "".join(p if isinstance(p, str) else "{" + _r(p[1]) + "}" for p in n[1]) + '"'
+    if k == "unk":
+        return n[1]
+    if k == "comp":
+        return f"[{_r(n[2]) if n[1] != 'dict' else ''} for ...]"
+    if k == "lambda":
+        return f"lambda: {_r(n[2])}"
+    if k == "walrus":
+        return f"({n[1]} := {_r(n[2])})"
+    if k == "*":
+        return "*" + _r(n[1])
+    return "<expr>"
+
+
+def _paren(n: Any) -> str:
+    text = _r(n)
+    if isinstance(n, list) and n and n[0] in ("bool", "ifx"):
+        return f"({text})"
+    return text

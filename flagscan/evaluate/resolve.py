@@ -1,0 +1,247 @@
+"""evaluate: run SGLang's own argument resolution abstractly and report what it changes."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from flagscan.evaluate.interp import Dead, Interpreter
+from flagscan.evaluate.state import Event, State, join_states, same
+from flagscan.evaluate.values import (
+    ClassVal, ConfigView, EnumMember, ExcVal, ModuleVal, Obj, Unknown, has_unknown,
+)
+from flagscan.evaluate.world import World
+from flagscan.facts.flags import Inventory, UnknownValue
+from flagscan.ruledata import load
+
+
+@dataclass
+class Cause:
+    location: str
+    handler: str
+    condition: str
+    message: str | None
+    certain: bool
+
+    def to_json(self) -> dict[str, Any]:
+        return {"location": self.location, "handler": self.handler, "condition": self.condition,
+                "message": self.message, "certain": self.certain}
+
+
+@dataclass
+class Setting:
+    dest: str
+    value: Any
+    default: Any
+    origin: str          # default | user | adjusted
+    certain: bool
+    user_value: Any = None
+    user_given: bool = False
+    because: list[Cause] = field(default_factory=list)
+    needs: list[str] = field(default_factory=list)
+    options: list[Any] | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"value": jsonable(self.value), "default": jsonable(self.default), "origin": self.origin,
+                "certain": self.certain, "because": [c.to_json() for c in self.because]}
+        if self.user_given:
+            data["user_value"] = jsonable(self.user_value)
+        if self.needs:
+            data["needs"] = self.needs
+        if self.options is not None:
+            data["options"] = [jsonable(o) for o in self.options]
+        return data
+
+
+@dataclass
+class Rejection:
+    location: str
+    handler: str
+    condition: str
+    message: str
+    certain: bool
+    exception: str
+    needs: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"location": self.location, "handler": self.handler, "condition": self.condition,
+                "message": self.message, "certain": self.certain, "exception": self.exception}
+        if self.needs:
+            data["needs"] = self.needs
+        return data
+
+
+@dataclass
+class Resolution:
+    settings: dict[str, Setting]
+    rejections: list[Rejection]
+    notes: list[str]
+    completed: bool  # resolution ran to its end on at least one path
+
+    def adjusted(self) -> dict[str, Setting]:
+        return {k: s for k, s in self.settings.items() if s.origin == "adjusted"}
+
+
+def jsonable(value: Any) -> Any:
+    if isinstance(value, Unknown):
+        return None
+    if isinstance(value, UnknownValue):
+        return value.to_json()
+    if isinstance(value, EnumMember):
+        return jsonable(value.value) if not isinstance(value.value, Unknown) else value.name
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return [jsonable(v) for v in value]
+    if isinstance(value, dict):
+        return {str(k): jsonable(v) for k, v in value.items()}
+    if isinstance(value, ConfigView):
+        return jsonable(value.data)
+    if isinstance(value, (str, int, float, bool)) or value is None:
+        return value
+    return repr(value)
+
+
+def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: World,
+            rules: dict[str, Any] | None = None) -> Resolution:
+    """`user_values`: dest -> value for the flags the launch command gives."""
+    rules = rules or load("resolution")
+    interp = Interpreter(store, world)
+    state = State({}, {})
+    module = interp.import_module(rules["entry"]["module"], state)
+    if not isinstance(module, ModuleVal):
+        return Resolution({}, [], [f"{rules['entry']['module']} not found in the tree"], False)
+    record_cls = interp.deref(module.globals.get(rules["entry"]["class"]), state)
+    namespace = _namespace(interp, inventory, user_values, state, module)
+    constructor = interp.getattr(record_cls, rules["entry"]["constructor"], state, module) if isinstance(record_cls, ClassVal) else None
+    notes: list[str] = []
+    if constructor is None or isinstance(constructor, Unknown):
+        return Resolution({}, [], [f"cannot follow {rules['entry']['class']}.{rules['entry']['constructor']}"], False)
+    interp.snapshots = {}
+    completed = True
+    try:
+        record = interp.call(constructor, [namespace], {}, state, module)
+    except Dead:
+        record, completed = None, False
+    for method in rules["entry"].get("then_call", []):
+        if completed and isinstance(record, Obj):
+            found, fn = record.cls.lookup(method)
+            if found:
+                interp.snapshots.setdefault(record.oid, dict(state.attrs(record.oid)))
+                try:
+                    interp.call(interp.bind(fn, record, state, module), [], {}, state, module)
+                except Dead:
+                    completed = False
+    raised = list(state.raised)
+    state.raised = []
+    notes.extend(interp.notes)
+    rejections = [_rejection(s, exc) for s, exc in raised]
+    if not isinstance(record, Obj):
+        record = _find_record(interp, state, raised, record_cls)
+    settings = _settings(interp, inventory, user_values, record, state if completed else _last_state(raised, state))
+    return Resolution(settings, _dedupe(rejections), notes, completed)
+
+
+def _namespace(interp: Interpreter, inventory: Inventory, user_values: dict[str, Any], state: State,
+               module: ModuleVal) -> Obj:
+    """argparse's Namespace: every dest with its default, then what the user gave."""
+    cls = ClassVal("Namespace", module, None, [])
+    attrs: dict[str, Any] = {}
+    for flag in inventory.flags:
+        if flag.dest not in attrs:
+            default = flag.default
+            attrs[flag.dest] = Unknown(f"default of {flag.dest}") if isinstance(default, UnknownValue) else default
+    attrs.update(user_values)
+    return interp.new_obj(cls, state, attrs)
+
+
+def _find_record(interp, state: State, raised, record_cls) -> Obj | None:
+    for oid in sorted(interp.snapshots):
+        return Obj(record_cls, oid)
+    return None
+
+
+def _last_state(raised, state: State) -> State:
+    states = [s for s, _ in raised]
+    return join_states(states, "rejected") if states else state
+
+
+def _settings(interp, inventory: Inventory, user_values: dict[str, Any], record: Obj | None,
+              state: State) -> dict[str, Setting]:
+    if record is None:
+        return {}
+    final = state.attrs(record.oid)
+    initial = interp.snapshots.get(record.oid, final)
+    writes: dict[str, list[Event]] = {}
+    logs = [e for e in state.events if e.kind == "log"]
+    for e in state.events:
+        if e.kind == "write" and e.oid == record.oid:
+            writes.setdefault(e.attr, []).append(e)
+    dests = {f.dest: f for f in inventory.flags}
+    out: dict[str, Setting] = {}
+    for name in initial:
+        if name.startswith("_"):
+            continue
+        value = final.get(name, initial[name])
+        start = initial[name]
+        flag = dests.get(name)
+        default = flag.default if flag is not None else start
+        given = name in user_values
+        certain = not has_unknown(value)
+        changed = not same(value, start) if certain and not has_unknown(start) else bool(writes.get(name))
+        causes = [_cause(e, logs) for e in writes.get(name, []) if _counts(e, value)]
+        if changed and (certain or causes):
+            origin = "adjusted"
+        else:
+            origin = "user" if given else "default"
+        setting = Setting(name, value, default, origin, certain, user_values.get(name), given, causes if origin == "adjusted" else [])
+        if isinstance(value, Unknown):
+            setting.needs = sorted(value.needs)
+            if value.options is not None:
+                setting.options = list(value.options)
+        out[name] = setting
+    return out
+
+
+def _counts(write: Event, final: Any) -> bool:
+    return isinstance(final, Unknown) or same(write.value, final)
+
+
+def _cause(write: Event, logs: list[Event]) -> Cause:
+    message = None
+    for log in logs:
+        if log.function == write.function and log.conds == write.conds:
+            message = _text(log.message)
+    return Cause(write.location, write.function, " and ".join(write.conds), message, not write.assumptions)
+
+
+def _text(message: Any) -> str | None:
+    if isinstance(message, Unknown):
+        return message.why
+    if message is None:
+        return None
+    return str(message)
+
+
+def _rejection(state: State, exc: Any) -> Rejection:
+    event = next((e for e in reversed(state.events) if e.kind == "raise"), None)
+    message = exc.message if isinstance(exc, ExcVal) else exc
+    needs: list[str] = sorted(message.needs) if isinstance(message, Unknown) else []
+    return Rejection(
+        location=event.location if event else "?",
+        handler=event.function if event else "?",
+        condition=" and ".join(event.conds) if event else "",
+        message=_text(message) or "",
+        certain=not state.assumptions,
+        exception=exc.type_name if isinstance(exc, ExcVal) else "Exception",
+        needs=needs + [f"assumed: {a}" for a in state.assumptions][:5],
+    )
+
+
+def _dedupe(rejections: list[Rejection]) -> list[Rejection]:
+    seen: set[tuple[str, str]] = set()
+    out = []
+    for r in rejections:
+        key = (r.location, r.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(r)
+    return out

@@ -1,0 +1,195 @@
+"""evaluate: the abstract values the interpreter computes with."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+class Unknown:
+    """A value that cannot be known from what was given.
+
+    `why` is the source text (or a description) of what could not be decided,
+    `needs` names the facts that would decide it (``model``, ``env:NAME``,
+    ``package:flashinfer``...), and `options` the concrete values it may take
+    when it comes from joining two paths.
+    """
+
+    __slots__ = ("why", "needs", "options", "truth")
+
+    def __init__(self, why: str, needs: frozenset[str] | set[str] | tuple = (), options: tuple | None = None,
+                 truth: bool | None = None):
+        self.why = why
+        self.needs = frozenset(needs)
+        self.options = options
+        self.truth = truth  # known truthiness of an unknown value (`x and False`)
+
+    def __repr__(self) -> str:
+        return f"Unknown({self.why!r})"
+
+
+def unknown_of(*values: Any, why: str = "") -> Unknown:
+    """An Unknown carrying the needs of every Unknown among `values`."""
+    needs: set[str] = set()
+    reasons = []
+    for v in values:
+        if isinstance(v, Unknown):
+            needs |= v.needs
+            reasons.append(v.why)
+    return Unknown(why or (reasons[0] if reasons else "?"), needs)
+
+
+def has_unknown(value: Any, depth: int = 0) -> bool:
+    if isinstance(value, Unknown):
+        return True
+    if depth > 4:
+        return False
+    if isinstance(value, (list, tuple, set, frozenset)):
+        return any(has_unknown(v, depth + 1) for v in value)
+    if isinstance(value, dict):
+        return any(has_unknown(k, depth + 1) or has_unknown(v, depth + 1) for k, v in value.items())
+    return False
+
+
+@dataclass(eq=False)
+class ModuleVal:
+    name: str
+    globals: dict[str, Any] = field(default_factory=dict)
+    path: str = ""
+    executed: bool = False
+
+
+@dataclass(eq=False)
+class External:
+    """Something outside the analysed tree (torch, transformers, os...): `path` is dotted."""
+
+    path: str
+
+    def __repr__(self) -> str:
+        return f"<external {self.path}>"
+
+
+@dataclass(eq=False)
+class LazyImport:
+    module: str
+    attr: str | None
+
+
+@dataclass(eq=False)
+class FuncVal:
+    module: ModuleVal
+    ir: dict[str, Any]
+    closure: dict[str, Any] | None = None
+    owner: "ClassVal | None" = None
+    kind: str = "function"  # function | staticmethod | classmethod | property
+
+    @property
+    def qualname(self) -> str:
+        owner = f"{self.owner.name}." if self.owner is not None else ""
+        return f"{self.module.name}.{owner}{self.ir['name']}"
+
+
+@dataclass(eq=False)
+class LambdaVal:
+    module: ModuleVal
+    params: list[Any]
+    body: Any
+    closure: dict[str, Any]
+
+
+@dataclass(eq=False)
+class BoundMethod:
+    func: Any
+    self_obj: Any
+
+
+@dataclass(eq=False)
+class PartialVal:
+    func: Any
+    args: tuple
+    kwargs: dict[str, Any]
+
+
+@dataclass(eq=False)
+class ClassVal:
+    name: str
+    module: ModuleVal
+    ir: dict[str, Any] | None
+    bases: list[Any]
+    attrs: dict[str, Any] = field(default_factory=dict)
+    is_dataclass: bool = False
+    is_enum: bool = False
+
+    def mro(self) -> list["ClassVal"]:
+        out: list[ClassVal] = [self]
+        for base in self.bases:
+            if isinstance(base, ClassVal):
+                for c in base.mro():
+                    if c not in out:
+                        out.append(c)
+        return out
+
+    def lookup(self, name: str) -> tuple[bool, Any]:
+        for cls in self.mro():
+            if name in cls.attrs:
+                return True, cls.attrs[name]
+        return False, None
+
+    def dataclass_fields(self) -> list[tuple[str, Any]]:
+        """(name, default IR or None) for every field, bases first (dataclass order)."""
+        out: dict[str, Any] = {}
+        for cls in reversed(self.mro()):
+            if cls.ir is not None and (cls.is_dataclass or cls is self):
+                for name, default in cls.ir.get("fields", []):
+                    out[name] = (default, cls)
+        return [(n, d) for n, d in out.items()]
+
+    def __repr__(self) -> str:
+        return f"<class {self.module.name}.{self.name}>"
+
+
+@dataclass(eq=False)
+class Obj:
+    """An instance; its attributes live in the state's heap under `oid`."""
+
+    cls: ClassVal
+    oid: int
+
+    def __repr__(self) -> str:
+        return f"<{self.cls.name} #{self.oid}>"
+
+
+@dataclass(frozen=True)
+class EnumMember:
+    owner: str
+    name: str
+    value: Any
+
+
+@dataclass(eq=False)
+class ExcVal:
+    type_name: str
+    message: Any
+    cls: Any = None
+
+
+@dataclass(eq=False)
+class ConfigView:
+    """A Hugging Face config (config.json) seen through attribute access."""
+
+    data: dict[str, Any]
+    origin: str
+
+    def __repr__(self) -> str:
+        return f"<config {self.origin}>"
+
+
+@dataclass(eq=False)
+class LoggerVal:
+    name: str
+
+
+@dataclass(eq=False)
+class Builtin:
+    name: str
+    fn: Any  # (interp, state, args, kwargs, node) -> value

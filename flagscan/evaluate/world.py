@@ -1,0 +1,359 @@
+"""evaluate: the facts the analysed code asks about (GPU, environment, model, packages).
+
+What each outside call means is rule data (rules/world.toml); this module gives
+those meanings their values from a GPU profile, environment variables and a
+model config.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import os
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flagscan.evaluate.values import (
+    Builtin, ClassVal, ConfigView, External, FuncVal, LoggerVal, Obj, PartialVal, Unknown, has_unknown,
+    unknown_of,
+)
+from flagscan.hardware import GpuProfile
+from flagscan.ruledata import load
+
+_REGEX = {"re.match", "re.search", "re.fullmatch", "re.sub", "re.findall", "re.split", "re.compile", "re.escape"}
+_PURE_FUNCS = {
+    "json.loads": json.loads, "json.dumps": json.dumps, "math.ceil": math.ceil, "math.floor": math.floor,
+    "math.log2": math.log2, "math.sqrt": math.sqrt, "math.gcd": math.gcd, "math.isclose": math.isclose,
+    "math.prod": math.prod, "os.path.join": os.path.join, "os.path.basename": os.path.basename,
+    "os.path.splitext": os.path.splitext,
+}
+
+
+@dataclass
+class ModelFacts:
+    """A model's config.json (complete), or only its architecture (partial)."""
+
+    config: dict[str, Any] | None
+    complete: bool
+    origin: str
+    directory: Path | None = None
+
+    @property
+    def architectures(self) -> list[str] | None:
+        if self.config and isinstance(self.config.get("architectures"), list):
+            return self.config["architectures"]
+        return None
+
+
+@dataclass
+class World:
+    gpu: GpuProfile
+    env: dict[str, str] = field(default_factory=dict)
+    model: ModelFacts | None = None
+    model_path: str | None = None
+    used_fallbacks: list[str] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        rules = load("world")
+        self.calls: dict[str, str] = {**rules["torch"], **rules["python"]}
+        self.values: dict[str, str] = rules["values"]
+        self.sglang: dict[str, str] = rules["sglang"]
+        self.packages: set[str] = set(rules["packages"].get(self.gpu.vendor, []))
+
+    # -- attribute access on things outside the tree ----------------------------
+    def external_attr(self, base: External, attr: str) -> Any:
+        path = f"{base.path}.{attr}"
+        if path == "os.environ":
+            return self.env
+        meaning = self.values.get(path)
+        if meaning is not None:
+            return self.meaning_value(meaning, path)
+        return External(path)
+
+    def external_has(self, base: External, attr: str) -> Any:
+        if base.path == "torch" and attr in ("cuda", "version", "xpu", "hpu", "npu", "mps", "backends", "ops"):
+            return attr in ("cuda", "version", "backends", "ops", "xpu")
+        return Unknown(f"hasattr({base.path}, {attr!r})")
+
+    def meaning_value(self, meaning: str, path: str) -> Any:
+        if meaning.startswith("const:"):
+            text = meaning[6:]
+            return {"false": False, "true": True, "none": None}.get(text, _number(text))
+        if meaning.startswith("unknown:"):
+            return Unknown(meaning[8:], {f"runtime:{path}"})
+        gpu = self.gpu
+        if meaning == "gpu.cuda":
+            return gpu.cuda
+        if meaning == "gpu.hip":
+            return gpu.hip
+        return Unknown(path)
+
+    # -- calls of things outside the tree ------------------------------------------
+    def call_external(self, interp, func: External, args, kwargs, state, module, line) -> Any:
+        path = func.path
+        meaning = self.calls.get(path)
+        if meaning is None:
+            tail = path.rsplit(".", 1)[-1]
+            if tail in ("lru_cache", "cache", "wraps", "cached_property"):
+                meaning = "decorator"
+            elif tail == "partial":
+                meaning = "partial"
+            elif tail == "getLogger":
+                meaning = "logger"
+        if meaning is None:
+            return Unknown(f"{path}(...)", {f"runtime:{path}"})
+        gpu = self.gpu
+        if meaning.startswith(("const:", "unknown:")):
+            return self.meaning_value(meaning, path)
+        if meaning == "gpu.present":
+            return gpu.vendor in ("nvidia", "amd")
+        if meaning == "gpu.capability":
+            return tuple(gpu.capability)
+        if meaning == "gpu.name":
+            return gpu.name if gpu.name is not None else Unknown("GPU name", {"gpu-name"})
+        if meaning == "gpu.count":
+            return gpu.count
+        if meaning == "gpu.bf16":
+            return gpu.capability[0] >= 8 or gpu.vendor == "amd"
+        if meaning == "gpu.properties":
+            props = {"name": gpu.name, "major": gpu.capability[0], "minor": gpu.capability[1],
+                     "total_memory": gpu.memory_mib * 2**20 if gpu.memory_mib else None}
+            if gpu.arch:
+                props["gcnArchName"] = gpu.arch
+            return ConfigView({k: v for k, v in props.items() if v is not None}, "device properties")
+        if meaning == "env.get":
+            key = args[0] if args else kwargs.get("key")
+            default = args[1] if len(args) > 1 else kwargs.get("default")
+            if isinstance(key, Unknown):
+                return Unknown("environment variable", key.needs)
+            return self.env.get(key, default)
+        if meaning == "partial":
+            return PartialVal(args[0], tuple(args[1:]), dict(kwargs)) if args else Unknown("partial()")
+        if meaning == "decorator":
+            if args and isinstance(args[0], (FuncVal, PartialVal, ClassVal)) and not kwargs:
+                return args[0]
+            return Builtin("decorator", lambda i, s, a, k, m, l: a[0] if a else None)
+        if meaning == "logger":
+            return LoggerVal(str(args[0]) if args else "root")
+        if meaning == "log":
+            interp.record(state, "log", module, line, level="warning", message=args[0] if args else "")
+            return None
+        if meaning == "package":
+            name = args[0] if args else None
+            if not isinstance(name, str):
+                return Unknown("package availability")
+            top = name.split(".")[0]
+            if top in self.packages:
+                return External(f"spec:{name}")
+            return Unknown(f"whether {name} is installed", {f"package:{name}"})
+        if meaning == "pure":
+            fn = _PURE_FUNCS.get(path)
+            if fn is None or has_unknown(list(args)) or has_unknown(kwargs):
+                return unknown_of(*args, why=f"{path}(...)")
+            try:
+                return fn(*args, **kwargs)
+            except Exception:
+                return Unknown(f"{path}(...) failed")
+        if meaning == "subprocess":
+            return self._subprocess(args, kwargs, as_result=True)
+        if meaning == "subprocess_output":
+            return self._subprocess(args, kwargs, as_result=False)
+        if meaning == "fields":
+            target = args[0] if args else None
+            cls = target.cls if isinstance(target, Obj) else target
+            if isinstance(cls, ClassVal):
+                return [ConfigView({"name": n}, "field") for n, _ in cls.dataclass_fields()]
+            return Unknown("dataclasses.fields")
+        if meaning == "is_dataclass":
+            target = args[0] if args else None
+            cls = target.cls if isinstance(target, Obj) else target
+            return bool(isinstance(cls, ClassVal) and cls.is_dataclass)
+        if meaning.startswith("path.") and meaning != "path.object":
+            return self._path(meaning[5:], args[0] if args else None)
+        if meaning == "regex":
+            if has_unknown(list(args)) or has_unknown(kwargs) or not all(isinstance(a, (str, int)) for a in args):
+                return unknown_of(*args, why=f"{path}(...)")
+            try:
+                return getattr(re, path.rsplit(".", 1)[-1])(*args, **kwargs)
+            except (re.error, TypeError):
+                return Unknown(f"{path}(...) failed")
+        if meaning == "path.object":
+            parts = [a.data["_path"] if isinstance(a, PathView) else a for a in (args or [""])]
+            if not all(isinstance(a, str) for a in parts):
+                return Unknown("a filesystem path", {"filesystem"})
+            p = Path(*parts)
+            arg = str(p)
+            return PathView({"name": p.name, "suffix": p.suffix, "stem": p.stem, "parts": list(p.parts),
+                             "_path": arg}, "path")
+        return Unknown(f"{path}(...)")
+
+    def _subprocess(self, args, kwargs, as_result: bool) -> Any:
+        """nvidia-smi queries answered from the GPU profile, as nvidia-smi prints them."""
+        cmd = args[0] if args else kwargs.get("args")
+        if isinstance(cmd, str):
+            cmd = cmd.split()
+        if not isinstance(cmd, list) or not cmd or cmd[0] != "nvidia-smi" or self.gpu.vendor != "nvidia":
+            return Unknown("output of a command", {"runtime:subprocess"})
+        query = next((c.split("=", 1)[1] for c in cmd if isinstance(c, str) and c.startswith("--query-gpu=")), None)
+        if query is None:
+            return Unknown("nvidia-smi output")
+        units = not any(isinstance(c, str) and "nounits" in c for c in cmd)
+        fields = {"memory.total": (f"{self.gpu.memory_mib}" + (" MiB" if units else "")) if self.gpu.memory_mib else None,
+                  "name": self.gpu.name,
+                  "compute_cap": f"{self.gpu.capability[0]}.{self.gpu.capability[1]}"}
+        values = [fields.get(q.strip()) for q in query.split(",")]
+        if any(v is None for v in values):
+            return Unknown(f"nvidia-smi --query-gpu={query}", {"gpu-memory"})
+        line = ", ".join(values)  # type: ignore[arg-type]
+        out = "\n".join([line] * self.gpu.count) + "\n"
+        if as_result:
+            return ConfigView({"returncode": 0, "stdout": out, "stderr": ""}, "nvidia-smi")
+        return out
+
+    def _path(self, kind: str, path: Any) -> Any:
+        if not isinstance(path, str):
+            return Unknown("filesystem path", {"filesystem"})
+        model_dir = self.model.directory if self.model else None
+        if self.model_path is not None and path == self.model_path:
+            if kind == "isfile":
+                return path.endswith(".gguf")
+            if model_dir is not None:
+                return kind in ("exists", "isdir")
+        if model_dir is not None and self.model_path and path.startswith(self.model_path.rstrip("/") + "/"):
+            # The model directory given with --model-config stands for the model path:
+            # files SGLang looks for next to config.json are looked for there.
+            path = str(model_dir / path[len(self.model_path.rstrip("/")) + 1:])
+        if model_dir is not None:
+            try:
+                candidate = Path(path)
+                if candidate.is_absolute() and model_dir in candidate.parents or candidate == model_dir:
+                    return {"exists": candidate.exists(), "isdir": candidate.is_dir(), "isfile": candidate.is_file()}[kind]
+            except OSError:
+                pass
+        return Unknown(f"os.path.{kind}({path})", {"filesystem"})
+
+    def binop(self, op: str, left: Any, right: Any) -> Any:
+        """`Path / "name"`; NotImplemented for everything else."""
+        if op == "/" and isinstance(left, PathView) and isinstance(right, str):
+            return self.call_external(None, External("pathlib.Path"),
+                                      [str(Path(left.data["_path"]) / right)], {}, None, None, 0)
+        return NotImplemented
+
+    # -- SGLang functions that stand for given facts ----------------------------------
+    def function_override(self, interp, fn: FuncVal, args, kwargs, state) -> Any:
+        meaning = self.sglang.get(fn.qualname)
+        if meaning is None:
+            return NotImplemented
+        if meaning == "model.hf_config":
+            if self.model is None or self.model.config is None:
+                return Unknown("the model's config.json", {"model"})
+            return ConfigView(self.model.config, self.model.origin, ) if self.model.complete else \
+                PartialConfig(self.model.config, self.model.origin)
+        return self.meaning_value(meaning, fn.qualname)
+
+    # -- Hugging Face configs ------------------------------------------------------------
+    def config_attr(self, view: ConfigView, attr: str) -> Any:
+        if isinstance(view, PathView) and attr in ("is_file", "is_dir", "exists"):
+            kind = {"is_file": "isfile", "is_dir": "isdir", "exists": "exists"}[attr]
+            result = self._path(kind, view.data["_path"])
+            return Builtin(attr, lambda i, s, a, k, m, l: result)
+        if attr in view.data:
+            return _wrap(view.data[attr], view, attr)
+        if attr in ("to_dict", "get"):
+            data = view.data
+            return Builtin(attr, lambda i, s, a, k, m, l: dict(data) if attr == "to_dict" else data.get(*a))
+        if isinstance(view, PartialConfig):
+            return Unknown(f"config.json key {attr}", {"model"})
+        if view.origin in ("device properties", "nvidia-smi", "field"):
+            return Unknown(f"{view.origin}.{attr}")
+        return Unknown(f"config.json has no {attr}", {f"model:{attr}"})
+
+    def config_has(self, view: ConfigView, attr: str) -> Any:
+        if attr in view.data:
+            return True
+        if isinstance(view, PartialConfig):
+            return Unknown(f"config.json key {attr}", {"model"})
+        return False
+
+    def config_item(self, view: ConfigView, key: Any) -> Any:
+        if isinstance(key, str) and key in view.data:
+            return _wrap(view.data[key], view, key)
+        return Unknown(f"config[{key!r}]", {"model"})
+
+
+class PartialConfig(ConfigView):
+    """Only some keys known (e.g. from --model-arch): a missing key is unknown, not absent."""
+
+
+class PathView(ConfigView):
+    """A pathlib.Path: its name parts are known, the filesystem is asked through World._path."""
+
+
+def _wrap(value: Any, parent: ConfigView, key: str = "") -> Any:
+    """Sub-configs that transformers turns into config objects stay config views;
+    every other JSON object stays a dict, as in a loaded PretrainedConfig."""
+    if isinstance(value, dict) and key in _config_objects():
+        cls = PartialConfig if isinstance(parent, PartialConfig) else ConfigView
+        return cls(value, parent.origin)
+    return value
+
+
+def _config_objects() -> set[str]:
+    return set(load("world").get("model", {}).get("config_objects", []))
+
+
+def _number(text: str) -> Any:
+    if re.fullmatch(r"-?\d+", text):
+        return int(text)
+    try:
+        return float(text)
+    except ValueError:
+        return text
+
+
+def load_model(config: str | None, arch: str | None, model_path: str | None) -> ModelFacts | None:
+    """config.json from a path or a model directory, the HF cache for --model-path, or an architecture."""
+    if config:
+        path = Path(config)
+        if path.is_dir():
+            path = path / "config.json"
+        return _read_config(path)
+    if model_path:
+        local = Path(model_path)
+        if (local / "config.json").is_file():
+            return _read_config(local / "config.json")
+        cached = _hf_cache_config(model_path)
+        if cached is not None:
+            return _read_config(cached)
+    if arch:
+        return ModelFacts({"architectures": [arch]}, complete=False, origin=f"--model-arch {arch}")
+    return None
+
+
+class ModelError(Exception):
+    """A model config that cannot be read; one line, exit 2."""
+
+
+def _read_config(path: Path) -> ModelFacts:
+    try:
+        data = json.loads(path.read_text(encoding="utf-8"))
+    except OSError as exc:
+        raise ModelError(f"cannot read model config {path}: {exc.strerror or exc}") from exc
+    except ValueError as exc:
+        raise ModelError(f"model config {path} is not JSON ({exc.msg} at line {exc.lineno})") from exc
+    if not isinstance(data, dict):
+        raise ModelError(f"model config {path} is not a JSON object")
+    return ModelFacts(data, complete=True, origin=str(path), directory=path.parent.resolve())
+
+
+def _hf_cache_config(repo: str) -> Path | None:
+    if not re.fullmatch(r"[\w.-]+/[\w.-]+", repo):
+        return None
+    home = Path(os.environ.get("HF_HOME", Path.home() / ".cache" / "huggingface"))
+    snapshots = home / "hub" / f"models--{repo.replace('/', '--')}" / "snapshots"
+    if not snapshots.is_dir():
+        return None
+    found = sorted(snapshots.glob("*/config.json"), key=lambda p: p.stat().st_mtime, reverse=True)
+    return found[0] if found else None

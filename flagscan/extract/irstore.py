@@ -1,0 +1,91 @@
+"""extract: lowered modules on demand, cached per file content hash.
+
+The evaluator asks for modules by dotted name; a module is parsed and lowered only
+the first time its exact content is seen (the cache key is the file's sha256 and
+flagscan's extractor version), so a warm run and a neighbouring release re-parse
+only files that changed.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import tempfile
+from pathlib import Path
+from typing import Any
+
+from flagscan.extract.cache import code_version
+
+
+class ModuleStore:
+    def __init__(self, root: Path, cache_dir: Path | None = None) -> None:
+        self.root = Path(root)
+        self.dir = Path(cache_dir) / "facts" / "ir" if cache_dir is not None else None
+        self._loaded: dict[str, dict[str, Any] | None] = {}
+        self.parsed: list[str] = []   # relpaths parsed in this run (cold work)
+        self.failed: dict[str, str] = {}
+
+    def module_file(self, dotted: str) -> Path | None:
+        base = self.root.joinpath(*dotted.split("."))
+        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+            if candidate.is_file():
+                return candidate
+        return None
+
+    def is_package(self, dotted: str) -> bool:
+        return (self.root.joinpath(*dotted.split(".")) / "__init__.py").is_file()
+
+    def get(self, dotted: str) -> dict[str, Any] | None:
+        if dotted in self._loaded:
+            return self._loaded[dotted]
+        path = self.module_file(dotted)
+        module = self._load(dotted, path) if path is not None else None
+        self._loaded[dotted] = module
+        return module
+
+    def _load(self, dotted: str, path: Path) -> dict[str, Any] | None:
+        data = path.read_bytes()
+        key = hashlib.sha256(data).hexdigest()
+        record = self._record_path(key)
+        if record is not None:
+            try:
+                with open(record, encoding="utf-8") as fh:
+                    module = json.load(fh)
+                module["name"] = dotted
+                module["path"] = path.relative_to(self.root).as_posix()
+                return module
+            except (OSError, ValueError):
+                pass
+        module = self._lower(dotted, path)
+        if module is not None and record is not None:
+            self._store(record, module)
+        return module
+
+    def _lower(self, dotted: str, path: Path) -> dict[str, Any] | None:
+        from flagscan.extract.lower import lower_module
+        from flagscan.extract.modules import SourceIndex
+
+        index = SourceIndex(self.root)
+        info = index.module(dotted)
+        if info is None:
+            self.failed[path.relative_to(self.root).as_posix()] = index.failures.get(dotted, "unreadable")
+            return None
+        self.parsed.append(info.relpath)
+        return lower_module(info)
+
+    def _record_path(self, key: str) -> Path | None:
+        if self.dir is None:
+            return None
+        return self.dir / code_version() / key[:2] / f"{key}.json"
+
+    @staticmethod
+    def _store(path: Path, module: dict[str, Any]) -> None:
+        try:
+            path.parent.mkdir(parents=True, exist_ok=True)
+            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:
+                json.dump(module, fh, separators=(",", ":"))
+            os.replace(tmp, path)
+        except OSError:
+            pass

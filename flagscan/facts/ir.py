@@ -1,0 +1,58 @@
+"""facts: the lowered form of SGLang modules that the evaluator executes (JSON lists, no I/O).
+
+A module is lowered once per file content and cached. Nodes are JSON lists whose
+first element is the node kind; every statement's second element is its 1-based
+line. The shapes:
+
+Expressions
+    ["c", value]                     constant (JSON value; tuples become ["tuple", ...])
+    ["n", name]                      name
+    ["a", expr, attr]                attribute
+    ["call", func, [arg...], [[kw, expr]...]]   arg: expr or ["*", expr]; kw "**" for **x
+    ["bin", op, left, right]         op: + - * / // % ** | & ^ << >>
+    ["bool", "and"|"or", [expr...]]
+    ["cmp", left, [[op, right]...]]  op: == != < <= > >= in notin is isnot
+    ["un", "not"|"-"|"+"|"~", expr]
+    ["ifx", test, body, orelse]
+    ["sub", expr, index]             index: expr or ["slice", lo, hi, step]
+    ["list"|"tuple"|"set", [elt...]] elt: expr or ["*", expr]
+    ["dict", [[key|None, value]...]] key None means **value
+    ["fstr", [part...]]              part: str or ["fv", expr, conversion|None]
+    ["comp", "list"|"set"|"gen"|"dict", elt, [[target, iter, [if...]]...]]  dict elt: [k, v]
+    ["lambda", [param...], expr]
+    ["walrus", name, expr]
+    ["unk", source_text]             not understood
+
+Statements
+    ["assign", line, [target...], expr]   target: ["n"...] ["a"...] ["sub"...] ["tuple", [...]]
+    ["aug", line, target, op, expr]
+    ["expr", line, expr]
+    ["if", line, test, [stmt...], [stmt...], test_text]
+    ["for", line, target, iter, [stmt...], [stmt...]]
+    ["while", line, test, [stmt...]]
+    ["ret", line, expr|None]
+    ["raise", line, expr|None]
+    ["assert", line, test, msg|None, test_text]
+    ["try", line, [stmt...], [[type_expr|None, name|None, [stmt...]]...], [stmt...], [stmt...]]
+    ["with", line, [[expr, target|None]...], [stmt...]]
+    ["def", line, FUNC]  ["class", line, CLASS]
+    ["import", line, [[local, module, attr|None]...]]
+    ["pass", line] ["break", line] ["continue", line] ["del", line]
+    ["unk", line, source_text]
+
+FUNC  = {"name", "line", "params": [[name, default|None, kind]], "body", "decorators", "owner"}
+        kind: "pos" | "kw" | "*" | "**"
+CLASS = {"name", "line", "bases": [expr...], "fields": [[name, default|None]...], "body": [stmt...],
+         "decorators"}   fields: annotated class-body names in order (dataclass fields)
+MODULE = {"name", "path", "body": [stmt...]}
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+Node = list[Any]
+
+
+def is_kind(node: Any, kind: str) -> bool:
+    return isinstance(node, list) and bool(node) and node[0] == kind
