@@ -96,7 +96,7 @@ class _Run:
         for tok in tokens:
             if tok.unresolved:
                 names = ", ".join(tok.unresolved)
-                self.add("FS007", Severity.WARNING, f"{tok.text!r} uses {names}, which this file does not set; "
+                self.add("FS007", Severity.WARNING, f"{tok.text!r} is not expanded from this file ({names}); "
                          "its value depends on the environment at start", tok, variables=list(tok.unresolved))
         launcher = self.command.launcher
         if len(launcher) >= 2 and launcher[-1] == "serve" and basename(launcher[-2]) == "sglang" \
@@ -219,8 +219,17 @@ class _Run:
         consumed: set[int] = set()
         latest: dict[str, tuple[Call, Tok, bool]] = {}
         seen: dict[str, Tok] = {}
-        for k, call in enumerate(calls):
-            option_arg = self.argv[self.option_at[k]] if k < len(self.option_at) else None
+        cursor = 0
+        for call in calls:
+            # The k-th call normally comes from the k-th option; an option argparse took as a
+            # value (nargs=REMAINDER) is stepped over.
+            option_arg = None
+            while cursor < len(self.option_at):
+                candidate = self.argv[self.option_at[cursor]]
+                cursor += 1
+                if candidate == call.option or candidate.startswith(f"{call.option}="):
+                    option_arg = candidate
+                    break
             tok = self.tokens[option_arg.tok] if option_arg is not None else None
             if option_arg is not None:
                 consumed.add(option_arg.tok)
@@ -244,9 +253,8 @@ class _Run:
             if tok is not None and (first is None or tok.origin == "cli"):
                 seen[call.dest] = tok
             latest[call.dest] = (call, tok, valid)  # type: ignore[assignment]
-        options = set(self.option_at)
-        for i, arg in enumerate(self.argv):
-            if i not in options and arg.tok not in consumed:
+        for arg in self.argv:
+            if arg.tok not in consumed:
                 self._stray(self.tokens[arg.tok], self._previous_option(arg.tok))
         values: dict[str, FlagValue] = {}
         for dest, (call, tok, valid) in latest.items():

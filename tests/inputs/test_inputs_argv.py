@@ -243,3 +243,9 @@ def test_parse_command_never_raises(argv: list[str], abbrev: bool) -> None:
     parsed = parse_command(command_from_argv(["sglang", "serve", *argv]), inventory)
     assert all(d.code.startswith("FS") for d in parsed.diagnostics)
     assert all(v.dest in {f.dest for f in FLAGS} for v in parsed.values.values())
+
+
+def test_remainder_takes_options_as_values() -> None:
+    inventory = replace(INVENTORY, flags=(*FLAGS, Flag("rest", ("--rest",), L, type="str", nargs="...")))
+    parsed = parse("--rest", "--tp", "2", "x", inventory=inventory)
+    assert codes(parsed) == [] and value(parsed, "rest") == ["--tp", "2", "x"] and "tp_size" not in parsed.values
