@@ -106,8 +106,9 @@ def main(ctx: click.Context, sglang, cache_dir, offline, sglang_repo, fmt, quiet
 
 
 def _register() -> None:
-    from flagscan.commands import args_cmd, flags_cmd, sources_cmd
+    from flagscan.commands import args_cmd, flags_cmd, resolve_cmd, sources_cmd
 
+    main.add_command(resolve_cmd.resolve)
     main.add_command(flags_cmd.flags)
     main.add_command(args_cmd.args)
     main.add_command(sources_cmd.sources)

@@ -1,0 +1,62 @@
+"""cli: the hardware and model options every predicting command takes."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+import click
+
+from flagscan.cli import UserError
+
+
+def scenario_options(fn: Callable) -> Callable:
+    opts = [
+        click.option("--gpu", "gpu", metavar="NAME|smNN|X.Y|auto", default=None,
+                     help="GPU: a GPU-table name (h200, b200, rtx-pro-6000, mi300x...), a compute capability, or auto."),
+        click.option("--gpu-count", type=int, default=None, help="Number of GPUs on the node."),
+        click.option("--gpu-memory", default=None, metavar="SIZE", help="Memory per GPU (143771MiB, 140GiB, 96GB)."),
+        click.option("--gpu-name", default=None, help="Device name as torch reports it (\"NVIDIA H200\")."),
+        click.option("--cuda", default=None, metavar="X.Y", help="CUDA version torch was built with."),
+        click.option("--model-config", default=None, metavar="PATH", help="config.json or a model directory."),
+        click.option("--model-arch", default=None, metavar="NAME", help="Model architecture, when no config.json is at hand."),
+        click.option("--env", "env", multiple=True, metavar="KEY=VALUE", help="Environment variable (repeatable)."),
+    ]
+    for opt in reversed(opts):
+        fn = opt(fn)
+    return fn
+
+
+def gpu_profile(gpu, gpu_count, gpu_memory, gpu_name, cuda, *, required: bool = True):
+    from flagscan.hardware import HardwareError, profile_from_spec
+
+    if gpu is None:
+        if required:
+            raise UserError("--gpu is required (a GPU-table name such as h200, a capability such as 9.0, or auto)")
+        return None
+    try:
+        if gpu == "auto":
+            from flagscan.hardware.detect import detect_profile
+
+            return detect_profile(count=gpu_count, memory=gpu_memory, name=gpu_name, cuda=cuda)
+        return profile_from_spec(gpu, count=gpu_count, memory=gpu_memory, name=gpu_name, cuda=cuda)
+    except HardwareError as exc:
+        raise UserError(str(exc)) from exc
+
+
+def parse_env(pairs) -> dict[str, str]:
+    env: dict[str, str] = {}
+    for pair in pairs:
+        key, sep, value = pair.partition("=")
+        if not sep or not key:
+            raise UserError(f"--env wants KEY=VALUE, not {pair!r}")
+        env[key] = value
+    return env
+
+
+def model_facts(model_config, model_arch, model_path):
+    from flagscan.evaluate import ModelError, load_model
+
+    try:
+        return load_model(model_config, model_arch, model_path)
+    except ModelError as exc:
+        raise UserError(str(exc)) from exc
