@@ -80,9 +80,18 @@ def _canon(value: Any) -> Any:
     return ("val", value)
 
 
+def normalize_type(name: Any) -> Any:
+    """``json.loads`` (source text) and ``loads`` (the callable's ``__name__``) are one type."""
+    if isinstance(name, str):
+        return name.rsplit(".", 1)[-1]
+    return name
+
+
 def values_equal(field: str, fs: Any, gt: Any) -> bool:
     if field == "action":
         return normalize_action(fs) == normalize_action(gt)
+    if field == "type":
+        return normalize_type(fs) == normalize_type(gt)
     if field == "choices":
         if fs is None or gt is None:
             return fs is None and gt is None

@@ -222,12 +222,35 @@ def install_import_stubs(extra: tuple[str, ...] = ()) -> None:
         return
     _installed = True
     packages = tuple(STUB_PACKAGES) + tuple(extra)
+    _preload_torch_compiler()
     sys.meta_path.insert(0, _StubFinder(packages, SOFT_STUB_PACKAGES))
     STUB_LOG.append("import stubs (inert modules): " + ", ".join(sorted(packages)))
     STUB_LOG.append(
         "import stubs when imported by sglang code only (absent for transformers' probes): "
         + ", ".join(SOFT_STUB_PACKAGES)
     )
+
+
+def _preload_torch_compiler() -> None:
+    """Import torch's compiler stack while triton is still absent.
+
+    SGLang decorates functions with ``torch.compile`` at import time; that
+    imports ``torch._inductor``, which would find the triton stub and fail its
+    own asserts. Loaded first, torch settles on "no triton" (its probes are
+    cached), exactly as on a CPU-only install, and SGLang still gets the stub.
+    """
+    try:
+        import torch  # noqa: F401
+        import torch._dynamo  # noqa: F401
+        import torch._inductor.compile_fx  # noqa: F401
+        from torch.utils._triton import has_triton, has_triton_package
+
+        has_triton_package()
+        has_triton()
+    except Exception as exc:  # pragma: no cover - best effort
+        STUB_LOG.append(f"torch compiler preload failed: {exc!r}")
+        return
+    STUB_LOG.append("torch._dynamo/torch._inductor imported before the stubs (torch sees no triton)")
 
 
 def stubbed_modules() -> list[str]:
@@ -255,6 +278,11 @@ class _Props:
         return f"_Props(name={self.name!r}, major={self.major}, minor={self.minor})"
 
 
+def set_gpu_count(count: int) -> None:
+    """Change the simulated device count (torch.cuda.device_count, nvidia-smi rows)."""
+    SIMULATED["count"] = int(count)
+
+
 def simulate_gpu(profile: dict[str, Any] | None) -> None:
     """Patch torch-level hardware queries to describe `profile`.
 
@@ -270,14 +298,14 @@ def simulate_gpu(profile: dict[str, Any] | None) -> None:
         STUB_LOG.append("hardware: none simulated (CPU-only torch as installed)")
         return
 
-    count = int(profile.get("count", 1))
+    SIMULATED["count"] = int(profile.get("count", 1))
     props = _Props(profile)
     cap = (props.major, props.minor)
     mem_bytes = props.total_memory
     amd = profile.get("vendor") == "amd"
 
     torch.cuda.is_available = lambda: True
-    torch.cuda.device_count = lambda: count
+    torch.cuda.device_count = lambda: SIMULATED["count"]
     torch.cuda.get_device_capability = lambda device=None: cap
     torch.cuda.get_device_name = lambda device=None: props.name
     torch.cuda.get_device_properties = lambda device=None: props
@@ -301,6 +329,7 @@ def simulate_gpu(profile: dict[str, Any] | None) -> None:
     mib = int(profile["memory_mib"])
 
     def _fake_output(cmd: Any) -> str | None:
+        count = SIMULATED["count"]
         text = cmd if isinstance(cmd, str) else " ".join(map(str, cmd))
         if "nvidia-smi" in text:
             if amd:
@@ -346,7 +375,7 @@ def simulate_gpu(profile: dict[str, Any] | None) -> None:
         "hardware: torch.cuda.{is_available,device_count,get_device_capability,"
         "get_device_name,get_device_properties,current_device,mem_get_info,"
         "get_arch_list}, torch.version.cuda/hip, and subprocess nvidia-smi/rocminfo "
-        f"answer for {profile.get('name')} x{count} "
+        f"answer for {profile.get('name')} "
         f"(sm{cap[0]}{cap[1]}, {mib} MiB, "
         + (f"hip {torch.version.hip})" if amd else f"cuda {torch.version.cuda})")
     )

@@ -95,8 +95,10 @@ def test_action_names_are_normalized():
     assert normalize_action("argparse._StoreTrueAction") == "store_true"
     assert normalize_action("_StoreConstAction") == "store_const"
     assert normalize_action("sglang.srt.server_args.DeprecatedAction") == "DeprecatedAction"
-    gt = _gt(_act(["--x"], "x", action="DeprecatedAction", nargs=0, type=None))
-    fs = _fs(_flag(["--x"], "x", action="DeprecatedAction", nargs=0, type=None))
+    gt = _gt(_act(["--x"], "x", action="DeprecatedAction", nargs=0, type=None),
+             _act(["--j"], "j", type="loads"))
+    fs = _fs(_flag(["--x"], "x", action="DeprecatedAction", nargs=0, type=None),
+             _flag(["--j"], "j", type="json.loads"))
     assert compare(fs, gt)["summary"]["exact"]
 
 
