@@ -13,8 +13,14 @@ def read_commands(file, argv, kind=None):
     """Launch commands from FILE or from argv after `--` (exactly one of them)."""
     from flagscan.inputs import command_from_argv, read_launch_file
 
-    if file and argv:
-        raise UserError("give a launch file or a command after --, not both")
+    from pathlib import Path
+
+    if file and (argv or file.startswith("-") or not Path(file).exists()):
+        # click hands the first word after `--` to FILE: it is part of the command.
+        if argv and Path(file).is_file() and not file.startswith("-"):
+            raise UserError("give a launch file or a command after --, not both")
+        if argv or file.startswith("-"):
+            argv, file = (file, *argv), None
     if file:
         return read_launch_file(file, kind=kind)
     if argv:

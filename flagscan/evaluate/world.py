@@ -192,7 +192,13 @@ class World:
     def _subprocess(self, args, kwargs, as_result: bool) -> Any:
         """nvidia-smi queries answered from the GPU profile, as nvidia-smi prints them."""
         cmd = args[0] if args else kwargs.get("args")
+        if isinstance(cmd, list) and len(cmd) == 1 and isinstance(cmd[0], str):
+            cmd = cmd[0]  # one shell command line
         if isinstance(cmd, str):
+            line = self._command_line(cmd)
+            if line is not None:
+                out = "\n".join([line] * self.gpu.count) + "\n"
+                return ConfigView({"returncode": 0, "stdout": out, "stderr": ""}, "command") if as_result else out
             cmd = cmd.split()
         if not isinstance(cmd, list) or not cmd or cmd[0] != "nvidia-smi" or self.gpu.vendor != "nvidia":
             return Unknown("output of a command", {"runtime:subprocess"})
@@ -211,6 +217,17 @@ class World:
         if as_result:
             return ConfigView({"returncode": 0, "stdout": out, "stderr": ""}, "nvidia-smi")
         return out
+
+    def _command_line(self, text: str) -> str | None:
+        for prefix, template in load("world").get("commands", {}).items():
+            if text.strip().startswith(prefix):
+                if prefix == "rocminfo" and self.gpu.vendor != "amd":
+                    return None
+                if self.gpu.memory_mib is None:
+                    return None
+                return template.format(memory_mib=self.gpu.memory_mib, memory_kib=self.gpu.memory_mib * 1024,
+                                       name=self.gpu.name)
+        return None
 
     def _path(self, kind: str, path: Any) -> Any:
         if not isinstance(path, str):

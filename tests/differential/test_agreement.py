@@ -1,0 +1,36 @@
+"""flagscan resolve against SGLang's own resolution (recorded JSON; see agreement.py).
+
+Every run replays a fixed sample of the recorded configurations of each release;
+`python -m tests.differential.agreement <release>` replays all of them.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from tests.differential import agreement
+
+RELEASES = sorted(p.stem for p in agreement.RECORDINGS.glob("*.json"))
+SAMPLE_EVERY = 4
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("release", RELEASES)
+def test_resolution_agrees_with_sglang(release: str, real_cache_dir: Path) -> None:
+    from flagscan.extract import load_inventory
+    from flagscan.source import get_source
+
+    recording = agreement.load(release)
+    tree = get_source(release, cache_dir=real_cache_dir)
+    inventory, _ = load_inventory(tree.root, real_cache_dir)
+    cases = recording["cases"][::SAMPLE_EVERY]
+    scores = [agreement.score_case(recording, c, tree.root, inventory, real_cache_dir) for c in cases]
+    total = agreement.summarize(scores)["total"]
+    wrong = [(s.id, s.wrong[:3]) for s in scores if s.wrong]
+    assert total["precision"] >= 0.99, wrong[:5]
+    assert total["recall"] >= 0.97, [(s.id, s.misses[:3]) for s in scores if s.misses][:5]
+    assert total["false_certain_rejections"] == 0
+    if total["rejections"]:
+        assert total["rejections_predicted"] / total["rejections"] >= 0.9
