@@ -106,12 +106,17 @@ def main(ctx: click.Context, sglang, cache_dir, offline, sglang_repo, fmt, quiet
 
 
 def _register() -> None:
-    from flagscan.commands import args_cmd, flags_cmd, resolve_cmd, sources_cmd
+    """Every `flagscan/commands/*_cmd.py` module lists its click commands in COMMANDS."""
+    import importlib
+    import pkgutil
 
-    main.add_command(resolve_cmd.resolve)
-    main.add_command(flags_cmd.flags)
-    main.add_command(args_cmd.args)
-    main.add_command(sources_cmd.sources)
+    import flagscan.commands as package
+
+    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+        if info.name.endswith("_cmd"):
+            module = importlib.import_module(f"flagscan.commands.{info.name}")
+            for command in getattr(module, "COMMANDS", ()):
+                main.add_command(command)
 
 
 _register()

@@ -53,3 +53,6 @@ def args(ctx: click.Context, sglang, cache_dir, offline, fmt, kind, file, argv) 
         return Exit.FINDINGS if worst >= 3 else Exit.OK
 
     run_guarded(body)
+
+
+COMMANDS = [args]

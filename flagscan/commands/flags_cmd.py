@@ -31,3 +31,6 @@ def flags(ctx: click.Context, sglang, cache_dir, offline, fmt, only_deprecated) 
         return Exit.OK
 
     run_guarded(body)
+
+
+COMMANDS = [flags]

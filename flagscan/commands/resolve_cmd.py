@@ -68,3 +68,6 @@ def _count_from_command(profile, values, explicit):
         if isinstance(v, int) and v > 0:
             width *= v
     return replace(profile, count=max(profile.count, width))
+
+
+COMMANDS = [resolve]

@@ -75,3 +75,6 @@ def clear_cmd(ctx: click.Context, sglang, cache_dir, offline, fmt) -> None:
         return Exit.OK
 
     run_guarded(body)
+
+
+COMMANDS = [sources]
