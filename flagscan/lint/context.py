@@ -1,0 +1,110 @@
+"""lint: what the rules of one launch command share, each fact computed once and only when asked.
+
+Rules declare what they need (NEEDS) the way LibCST metadata providers are declared;
+the engine skips a rule whose needs cannot be met (no GPU given, no upgrade target)
+instead of threading optional arguments through every check.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any
+
+from flagscan.diagnostics import Diagnostic, FileLocation
+from flagscan.facts.flags import Flag, Inventory
+
+_UNSET: Any = object()
+
+
+@dataclass(frozen=True, slots=True)
+class Target:
+    """The SGLang revision a file is linted against."""
+
+    root: Path
+    cache_dir: Path | None
+    inventory: Inventory
+    version: str
+
+
+@dataclass(frozen=True, slots=True)
+class Upgrade:
+    """A later revision the user plans to move to (the upgrade rules compare against it)."""
+
+    inventory: Inventory
+    version: str
+
+
+class Context:
+    """Facts about one launch command, for the rules. Providers: `parsed` (always),
+    `resolution` and `knock_on` (need a GPU: "resolution"), `gates` ("gates"),
+    `upgrade` ("upgrade")."""
+
+    def __init__(self, parsed: Any, target: Target, scenario: Any | None,
+                 upgrade: Upgrade | None = None) -> None:
+        self.parsed = parsed
+        self.command = parsed.command
+        self.target = target
+        self.scenario = scenario
+        self.upgrade = upgrade
+        self._resolution: Any = _UNSET
+        self._knock_on: Any = _UNSET
+        self._gates: Any = _UNSET
+        self.notes: list[str] = []
+
+    # -- always available ---------------------------------------------------------------
+    @property
+    def inventory(self) -> Inventory:
+        return self.target.inventory
+
+    @property
+    def command_location(self) -> FileLocation:
+        args = self.command.args
+        return FileLocation(self.command.path, self.command.line, args[0].column if args else 1)
+
+    def flag(self, option_or_dest: str | None) -> Flag | None:
+        if not option_or_dest:
+            return None
+        return self.inventory.by_option().get(option_or_dest) or self.inventory.by_dest().get(option_or_dest)
+
+    def input_diagnostics(self, code: str) -> list[Diagnostic]:
+        return [d for d in self.parsed.diagnostics if d.code == code]
+
+    def available(self, needs: frozenset[str]) -> bool:
+        if needs & {"resolution", "gates"} and self.scenario is None:
+            return False
+        if "upgrade" in needs and self.upgrade is None:
+            return False
+        return True
+
+    # -- computed on first use ------------------------------------------------------------
+    @property
+    def resolution(self) -> Any:
+        if self._resolution is _UNSET:
+            from flagscan.evaluate import predict
+
+            values = {dest: v.value for dest, v in self.parsed.values.items()}
+            self._resolution = predict(self.target.root, self.target.cache_dir, self.inventory, values,
+                                       self.scenario)
+            self.notes.extend(self._resolution.notes)
+        return self._resolution
+
+    @property
+    def knock_on(self) -> list[Diagnostic]:
+        """FS101/FS102/FS301/FS302/FS401 as the evaluator words them (flagscan.evaluate.diagnose)."""
+        if self._knock_on is _UNSET:
+            from flagscan.evaluate.diagnose import knock_on_diagnostics
+
+            self._knock_on = knock_on_diagnostics(self.resolution, self.parsed, self.inventory)
+        return self._knock_on
+
+    @property
+    def gates(self) -> Any:
+        """Per-flag runtime verdicts from flagscan.evaluate.gates, or None while that stage is absent."""
+        if self._gates is _UNSET:
+            from flagscan.lint.gates_port import flag_verdicts
+
+            self._gates = flag_verdicts(self)
+            if self._gates is None:
+                self.notes.append("gates: not analysed (flagscan.evaluate.gates is not available)")
+        return self._gates

@@ -1,0 +1,152 @@
+"""lint: one pass over each launch command of each file, many rules; suppressions; fixes.
+
+The engine owns the traversal (files -> commands -> rules); rules only look at a
+Context. A failure inside one rule becomes a note on the result, never a traceback.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from flagscan.diagnostics import Diagnostic, FileLocation, Severity
+from flagscan.lint import suppress
+from flagscan.lint.context import Context, Target, Upgrade
+from flagscan.lint.model import CommandResult, FileResult, Rule
+from flagscan.lint.registry import all_rules
+from flagscan.lint.select import Selection
+
+NO_LAUNCH_CODE = "FS010"
+UNUSED_CODE = "FS902"
+_ENGINE_CODES = {NO_LAUNCH_CODE, UNUSED_CODE}
+
+
+@dataclass(frozen=True, slots=True)
+class LintOptions:
+    target: Target
+    gpu: Any | None = None               # flagscan.hardware.GpuProfile
+    gpu_count_given: bool = False
+    env: dict[str, str] = field(default_factory=dict)
+    model: Callable[[str | None], Any] | None = None  # model_path -> ModelFacts | None
+    selection: Selection = Selection()
+    kind: str | None = None
+    upgrade: Upgrade | None = None
+    fix: bool = False
+
+
+def lint_files(paths: Sequence[str], options: LintOptions) -> list[FileResult]:
+    return [lint_file(p, options) for p in paths]
+
+
+def lint_file(path: str, options: LintOptions) -> FileResult:
+    from flagscan.inputs import InputError, read_launch_file
+    from flagscan.inputs.model import NO_LAUNCH
+    from flagscan.inputs.text import read_source
+
+    text = read_source(path).text
+    rules = [r for r in all_rules() if options.selection.enabled(r, path)]
+    enabled = {r.code for r in rules}
+    try:
+        commands = read_launch_file(path, kind=options.kind)
+    except InputError as exc:
+        if not str(exc).endswith(NO_LAUNCH):
+            raise
+        found = [Diagnostic(NO_LAUNCH_CODE, Severity.ERROR, f"no SGLang launch command found in {path}",
+                            None, FileLocation(str(path), 1, 1))] if NO_LAUNCH_CODE in enabled else []
+        return FileResult(str(path), (), tuple(found), 0, None, (), text)
+    results: list[CommandResult] = []
+    contexts: list[Context] = []
+    for command in commands:
+        ctx = _context(command, options)
+        contexts.append(ctx)
+        found = _run(ctx, [r for r in rules if r.code not in _ENGINE_CODES])
+        results.append(CommandResult(command.path, command.line, command.launcher, tuple(found),
+                                     tuple(dict.fromkeys(ctx.notes + list(command.notes)))))
+    everything = [d for r in results for d in r.diagnostics]
+    known = {r.code for r in all_rules()}
+    kept, dropped = suppress.apply(str(path), text, everything, known, enabled,
+                                   UNUSED_CODE if UNUSED_CODE in enabled else None)
+    kept = sorted(_dedupe(kept), key=_order)
+    fixed, fix_notes = (None, ())
+    if options.fix:
+        from flagscan.lint.fix import fix_text
+
+        fixed, fix_notes = fix_text(text, kept, contexts)
+    return FileResult(str(path), tuple(results), tuple(kept), dropped, fixed, tuple(fix_notes), text)
+
+
+def _context(command, options: LintOptions) -> Context:
+    from flagscan.inputs import parse_command
+
+    parsed = parse_command(command, options.target.inventory)
+    scenario = None
+    if options.gpu is not None:
+        from flagscan.evaluate import Scenario
+
+        values = {dest: v.value for dest, v in parsed.values.items()}
+        model_path = values.get("model_path") if isinstance(values.get("model_path"), str) else None
+        model = options.model(model_path) if options.model is not None else None
+        gpu = options.gpu if options.gpu_count_given else _count_from_command(options.gpu, values)
+        scenario = Scenario(gpu, {**command.env, **options.env}, model)
+    ctx = Context(parsed, options.target, scenario, options.upgrade)
+    if scenario is None:
+        ctx.notes.append("no GPU given: knock-on, no-op and rejection rules were not run (give --gpu)")
+    return ctx
+
+
+def _count_from_command(profile, values: dict[str, Any]):
+    """Without --gpu-count, the node has as many GPUs as the command's TP x PP width."""
+    width = 1
+    for dest in ("tp_size", "tensor_parallel_size", "pp_size", "pipeline_parallel_size"):
+        v = values.get(dest)
+        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
+            width *= v
+    return replace(profile, count=max(profile.count, width))
+
+
+def _run(ctx: Context, rules: list[Rule]) -> list[Diagnostic]:
+    out: list[Diagnostic] = []
+    for rule in rules:
+        if not ctx.available(rule.needs):
+            continue
+        try:
+            out.extend(rule.check(ctx))
+        except Exception as exc:  # a defect in one rule must not hide the others' findings
+            ctx.notes.append(f"{rule.code} could not run: {type(exc).__name__}: {exc}")
+    return out
+
+
+def _dedupe(diagnostics: list[Diagnostic]) -> list[Diagnostic]:
+    seen: set[tuple[Any, ...]] = set()
+    out = []
+    for d in diagnostics:
+        key = (d.code, d.location, d.flag, d.message)
+        if key not in seen:
+            seen.add(key)
+            out.append(d)
+    return out
+
+
+def _order(d: Diagnostic) -> tuple[Any, ...]:
+    loc = d.location
+    return (loc is None, loc.path if loc else "", loc.line if loc else 0, loc.column if loc else 0, d.code)
+
+
+def relocate(d: Diagnostic, path: str) -> Diagnostic:
+    """A diagnostic without a place in the file gets the file itself (SARIF needs one)."""
+    return d if d.location is not None else replace(d, location=FileLocation(path, 1, 1))
+
+
+def summary(results: Sequence[FileResult]) -> dict[str, int]:
+    counts = {"error": 0, "warning": 0, "info": 0}
+    for r in results:
+        for d in r.diagnostics:
+            counts[d.severity.value] += 1
+    return {**counts, "files": len(results), "commands": sum(len(r.commands) for r in results),
+            "suppressed": sum(r.suppressed for r in results)}
+
+
+def exists(path: str) -> bool:
+    return Path(path).is_file()

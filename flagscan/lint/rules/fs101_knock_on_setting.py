@@ -1,0 +1,46 @@
+"""Knock-on setting: SGLang changes a setting you did not give, because of something you did give.
+
+## What it does
+Runs SGLang's argument resolution for the command on the given GPU (and model) and
+reports every setting whose final value differs from its default because a handler
+reacted to another setting, the GPU or the model, with the handler's source line,
+its condition and the message SGLang logs. The finding points at the flag the
+condition names (e.g. `--speculative-algorithm`), not at the last flag you added.
+
+## Why is this bad?
+The effective configuration is not the one in the file: a throughput or memory
+change after adding an unrelated flag is usually a knock-on, found only by reading
+`server_args.py`.
+
+## Example
+```
+--model-path m --speculative-algorithm EAGLE
+```
+(`max_running_requests` becomes 48 and `disable_piecewise_cuda_graph` True.)
+
+## Use instead
+Keep the command, and pin the settings whose knock-on value you do not want:
+```
+--model-path m --speculative-algorithm EAGLE --max-running-requests 128
+```
+"""
+
+from flagscan.diagnostics import Severity
+from flagscan.lint.model import Example
+from flagscan.lint.rules._settings import fills_placeholder
+
+CODE = "FS101"
+NAME = "knock-on-setting"
+SEVERITY = Severity.INFO
+MESSAGE = "knock-on: {dest} becomes {value}"
+NEEDS = ("resolution",)
+
+VALID = (Example("--model-path m"), Example("--model-path m --speculative-algorithm EAGLE --max-running-requests 128 "
+                                            "--disable-piecewise-cuda-graph"))
+INVALID = (Example("--model-path m --speculative-algorithm EAGLE", expect=("FS101",)),)
+
+
+def check(ctx):
+    settings = ctx.resolution.settings
+    return [d for d in ctx.knock_on
+            if d.code == CODE and not (d.flag in settings and fills_placeholder(settings[d.flag]))]

@@ -1,0 +1,58 @@
+"""Filled-in default: SGLang chooses a value for an option left unset (off by default).
+
+## What it does
+Reports settings whose default is a placeholder (`None`, `"auto"`) that SGLang's
+resolution replaces with a concrete value under a condition that tests only the
+setting itself (`if self.chunked_prefill_size is None: ...`). Select it with
+`--select FS103` to see the complete effective configuration.
+
+## Why is this bad?
+It is not bad: it documents what "unset" means at the pinned revision, which can
+change between releases.
+
+## Example
+```
+--model-path m
+```
+(`chunked_prefill_size` becomes 8192.)
+
+## Use instead
+Pin the value if the release's choice matters to you:
+```
+--model-path m --chunked-prefill-size 8192
+```
+"""
+
+from dataclasses import replace
+
+from flagscan.diagnostics import Severity
+from flagscan.lint.model import Example
+from flagscan.lint.rules._settings import fills_placeholder
+
+CODE = "FS103"
+NAME = "filled-in-default"
+SEVERITY = Severity.INFO
+MESSAGE = "SGLang fills in {dest} = {value}"
+NEEDS = ("resolution",)
+DEFAULT = False
+
+VALID = (Example("--model-path m --chunked-prefill-size 4096"),)
+INVALID = (Example("--model-path m", expect=("FS103",)),)
+
+
+def check(ctx):
+    settings = ctx.resolution.settings
+    out = []
+    for d in ctx.knock_on:
+        if d.code == "FS101" and d.flag in settings and fills_placeholder(settings[d.flag]):
+            value = d.data.get("value")
+            out.append(replace(d, code=CODE, severity=SEVERITY,
+                               message=MESSAGE.format(dest=d.flag, value=_show(value))))
+    return out
+
+
+def _show(value):
+    import json
+
+    text = json.dumps(value, default=str)
+    return text if len(text) <= 60 else text[:57] + "..."

@@ -1,0 +1,43 @@
+"""Startup rejection: SGLang will refuse to start with this command on this GPU.
+
+## What it does
+Runs SGLang's argument resolution and reports a `raise`/`assert` that certainly
+fires for this command, GPU and model, with the check's source line, condition and
+message.
+
+## Why is this bad?
+The server exits during start-up; under systemd it restart-loops.
+
+## Example
+```
+--model-path m --enable-dp-attention
+```
+(`--enable-dp-attention` needs `--tp-size` greater than 1.)
+
+## Use instead
+```
+--model-path m --enable-dp-attention --tp-size 2
+```
+"""
+
+from flagscan.diagnostics import Severity
+from flagscan.lint.model import Example
+
+CODE = "FS301"
+NAME = "startup-rejection"
+SEVERITY = Severity.ERROR
+MESSAGE = "SGLang refuses to start: {message}"
+NEEDS = ("resolution",)
+
+VALID = (
+    Example("--model-path m --enable-dp-attention --tp-size 2"),
+    Example("--model-path m --attention-backend fa3", gpu="h200"),
+)
+INVALID = (
+    Example("--model-path m --enable-dp-attention", expect=("FS301",)),
+    Example("--model-path m --attention-backend fa3", gpu="rtx-pro-6000", expect=("FS301",)),
+)
+
+
+def check(ctx):
+    return [d for d in ctx.knock_on if d.code == CODE]

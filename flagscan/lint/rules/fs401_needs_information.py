@@ -1,0 +1,39 @@
+"""Needs information: a setting's value depends on facts flagscan was not given.
+
+## What it does
+Reports a setting SGLang's resolution may change, where the change depends on
+run-time facts (host CPU count, free memory, model config keys, environment
+variables). The finding names what is needed; give `--model-config` or `--env` to
+decide it.
+
+## Why is this bad?
+The effective value differs between nodes or models; a reviewer cannot tell which
+one the server will run with.
+
+## Example
+```
+--model-path m
+```
+(`tokenizer_worker_num` comes from the host's CPU count.)
+
+## Use instead
+```
+--model-path m --tokenizer-worker-num 4
+```
+"""
+
+from flagscan.diagnostics import Severity
+from flagscan.lint.model import Example
+
+CODE = "FS401"
+NAME = "needs-information"
+SEVERITY = Severity.INFO
+MESSAGE = "{dest} may be changed by SGLang"
+NEEDS = ("resolution",)
+
+VALID = (Example("--model-path m --tokenizer-worker-num 4"),)
+INVALID = (Example("--model-path m", expect=("FS401",)),)
+
+
+def check(ctx):
+    return [d for d in ctx.knock_on if d.code == CODE]

@@ -1,0 +1,37 @@
+"""Unused suppression: a `# flagscan: ignore=...` comment that suppresses nothing.
+
+## What it does
+Reports a suppression comment (line or file-wide) naming a code that no finding
+of the selected rules matched, or naming a code flagscan does not have.
+
+## Why is this bad?
+Stale suppressions hide the next real finding on that line, and an unknown code
+is usually a typo.
+
+## Example
+```
+# flagscan: ignore=FS201
+--model-path m --tp-size 2
+```
+
+## Use instead
+```
+--model-path m --tp-size 2
+```
+"""
+
+from flagscan.diagnostics import Severity
+from flagscan.lint.model import Example
+
+CODE = "FS902"
+NAME = "unused-suppression"
+SEVERITY = Severity.WARNING
+MESSAGE = "unused suppression: {codes}"
+
+VALID = (Example("--model-path m --tp-size 1 # flagscan: ignore=FS901"),)
+INVALID = (Example("--model-path m --tp-size 2 # flagscan: ignore=FS901", expect=("FS902",)),)
+
+
+def check(ctx):
+    # Suppressions are judged per file, after every rule ran: flagscan.lint.suppress.
+    return ()
