@@ -36,7 +36,7 @@ def load_inventory(version_or_path: str | Path) -> dict[str, Any]:
 
 def _deref(value: Any, lists: dict[str, list[Any]]) -> Any:
     if isinstance(value, str) and value.startswith("@L") and value in lists:
-        return lists[value]
+        return _deref(lists[value], lists)
     if isinstance(value, list):
         return [_deref(v, lists) for v in value]
     if isinstance(value, dict):

@@ -264,19 +264,28 @@ def run_groups(cases: list[dict[str, Any]], args: argparse.Namespace, work: Path
 
 
 class _Interner:
-    """Long lists (cuda_graph_bs, piecewise_cuda_graph_tokens...) repeat across
-    cases; they are stored once in the top-level "lists" table and referenced
-    as the string "@L<n>"."""
+    """Long lists and large dicts (cuda_graph_bs, cuda_graph_config...) repeat
+    across cases; they are stored once in the top-level "lists" table and
+    referenced as the string "@L<n>"."""
 
     MIN_LEN = 8
+    MIN_CHARS = 120
 
     def __init__(self) -> None:
         self.table: dict[str, list[Any]] = {}
         self._keys: dict[str, str] = {}
 
     def value(self, value: Any) -> Any:
-        if isinstance(value, list) and len(value) >= self.MIN_LEN:
-            key = json.dumps(value, sort_keys=True)
+        """Intern nested lists/dicts bottom-up: a list of 8+ items, or any list or
+        dict whose JSON text is longer than MIN_CHARS, becomes a reference."""
+        if isinstance(value, dict):
+            value = {k: self.value(v) for k, v in value.items()}
+        elif isinstance(value, list):
+            value = [self.value(v) for v in value]
+        else:
+            return value
+        key = json.dumps(value, sort_keys=True)
+        if (isinstance(value, list) and len(value) >= self.MIN_LEN) or len(key) > self.MIN_CHARS:
             ref = self._keys.get(key)
             if ref is None:
                 ref = f"@L{len(self._keys)}"
@@ -392,7 +401,8 @@ def assemble(version: str, cases: list[dict[str, Any]], results: list[dict[str, 
             "present) lists [step, field, value] for writes that are not a field's final value "
             "(intermediate or reverted). The resolved value of a field is changed[field][1] if "
             "present, else parsed[field] if present, else parsed_defaults[field]. A string "
-            "'@L<n>' stands for the list lists['@L<n>']. 'gpu' is {key, count} with the profile "
+            "'@L<n>' stands for the value lists['@L<n>'] (a long list or a large dict, itself "
+            "possibly holding references). 'gpu' is {key, count} with the profile "
             "in 'gpus'. A log record without 'logger' was logged by the module at its location. "
             "tests/differential/groundtruth.py expands all of this into full per-case dicts."
         ),

@@ -291,6 +291,8 @@ def run_case(argv: list[str], recorder: Recorder) -> dict[str, Any]:
             changed[name] = [json_safe(before), json_safe(after)]
     warn, info = [], []
     for record in capture.records:
+        if record.levelno < logging.INFO:
+            continue
         if not (record.pathname and "/sglang/" in record.pathname):
             if record.levelno < logging.WARNING:
                 continue
