@@ -1,0 +1,229 @@
+"""verify: a prediction against what SGLang resolved; every difference classified.
+
+Kinds (the `verify` JSON contract):
+* `gap`: flagscan's model was wrong, or silent (it could not decide) about a value SGLang
+  did settle on;
+* `surprise`: SGLang changed a value the user set, and flagscan predicted exactly that;
+* `unpredictable`: a setting rules/verify.toml lists as not derivable from flags, GPU and
+  model (a random seed, a port, a path on the serving host).
+Predicted and actual values are compared as JSON values (tuples = lists, 1 = 1.0 but
+True != 1), since servers send JSON and protobuf Structs carry numbers as doubles.
+"""
+
+from __future__ import annotations
+
+import math
+import re
+from dataclasses import dataclass
+from enum import Enum
+from typing import Any
+
+from flagscan.ruledata import load
+from flagscan.verify.observed import LogWarning, Observed
+
+
+class Kind(str, Enum):
+    SURPRISE = "surprise"
+    GAP = "gap"
+    UNPREDICTABLE = "unpredictable"
+
+
+@dataclass(frozen=True, slots=True)
+class Difference:
+    setting: str            # dest, or internal_states[i].dest, or <rejection>
+    predicted: Any
+    actual: Any
+    kind: Kind
+    why: str
+    user_value: Any = None
+    user_given: bool = False
+    locations: tuple[str, ...] = ()  # SGLang source lines of the predicted causes
+    seen_in_log: int | None = None   # the log line that shows SGLang saying so
+
+    def to_json(self) -> dict[str, Any]:
+        data = {"setting": self.setting, "predicted": self.predicted, "actual": self.actual,
+                "kind": self.kind.value, "why": self.why, "locations": list(self.locations)}
+        if self.user_given:
+            data["user_value"] = self.user_value
+        if self.seen_in_log is not None:
+            data["seen_in_log"] = self.seen_in_log
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class WarningMatch:
+    """A predicted cause's message and the log line where SGLang printed it (or None)."""
+
+    setting: str
+    location: str
+    message: str
+    line: int | None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"setting": self.setting, "location": self.location, "message": self.message,
+                "log_line": self.line}
+
+
+@dataclass(frozen=True, slots=True)
+class VerifyReport:
+    matched: int
+    compared: int
+    differences: tuple[Difference, ...]
+    warnings: tuple[WarningMatch, ...]
+    not_predicted: tuple[str, ...]  # settings SGLang reported that flagscan has no value for
+    notes: tuple[str, ...]
+
+    def count(self, kind: Kind) -> int:
+        return sum(1 for d in self.differences if d.kind is kind)
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    unpredictable: dict[str, tuple[str, str]]  # dest -> (when, why)
+    runtime: frozenset[str]
+
+
+def rules() -> Rules:
+    data = load("verify")
+    table = {e["dest"]: (e.get("when", "not_given"), e["why"]) for e in data.get("unpredictable", [])}
+    return Rules(table, frozenset(data.get("runtime", {}).get("keys", [])))
+
+
+def comparable(value: Any) -> Any:
+    """A prediction's value (tuples, enum members ...) as the JSON value a server would send."""
+    from flagscan.evaluate.resolve import jsonable
+
+    return jsonable(value)
+
+
+def equal(a: Any, b: Any) -> bool:
+    if isinstance(a, bool) or isinstance(b, bool):
+        return isinstance(a, bool) and isinstance(b, bool) and a == b
+    if isinstance(a, (int, float)) and isinstance(b, (int, float)):
+        if isinstance(a, float) and isinstance(b, float) and math.isnan(a) and math.isnan(b):
+            return True
+        return math.isclose(a, b, rel_tol=1e-9, abs_tol=1e-12)
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(equal(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(equal(a[k], b[k]) for k in a)
+    return type(a) is type(b) and a == b
+
+
+def compare(resolution: Any, observed: Observed, rule: Rules | None = None) -> VerifyReport:
+    rule = rule or rules()
+    diffs: list[Difference] = []
+    matched = compared = 0
+    not_predicted: list[str] = []
+    for dest, actual in observed.values.items():
+        if dest in rule.runtime:
+            continue
+        setting = resolution.settings.get(dest)
+        if setting is None:
+            not_predicted.append(dest)
+            continue
+        compared += 1
+        diff = _judge(dest, setting, actual, rule)
+        if diff is None:
+            matched += 1
+        else:
+            diffs.append(diff)
+    for i, rank in enumerate(observed.ranks):
+        for dest, actual in rank.items():
+            setting = resolution.settings.get(dest)
+            if dest in rule.runtime or setting is None or dest not in observed.values:
+                continue
+            if equal(actual, observed.values[dest]):
+                continue  # the rank agrees with the top level, judged there
+            diff = _judge(f"internal_states[{i}].{dest}", setting, actual, rule, dest)
+            if diff is not None:
+                diffs.append(diff if diff.kind is not Kind.GAP else _rank_gap(diff, i))
+    diffs.extend(_rejections(resolution, observed))
+    warnings = tuple(_match_warnings(resolution, observed.warnings)) if observed.warnings else ()
+    seen = {w.setting: w.line for w in warnings if w.line is not None}
+    diffs = [_with_log(d, seen) for d in diffs]
+    notes = list(observed.notes)
+    return VerifyReport(matched, compared, tuple(diffs), warnings, tuple(sorted(not_predicted)), tuple(notes))
+
+
+def _judge(name: str, setting: Any, actual: Any, rule: Rules, dest: str | None = None) -> Difference | None:
+    dest = dest or name
+    predicted = comparable(setting.value) if setting.certain else None
+    options = [comparable(o) for o in setting.options] if (not setting.certain and setting.options) else []
+    agree = (setting.certain and equal(predicted, actual)) or any(equal(o, actual) for o in options)
+    user_value = comparable(setting.user_value) if setting.user_given else None
+    locations = tuple(c.location for c in setting.because)
+    shown = predicted if setting.certain else ({"one_of": options} if options else None)
+    if agree:
+        if setting.origin == "adjusted" and setting.user_given and not equal(user_value, actual):
+            why = "SGLang changed the value the command set, as predicted"
+            return Difference(name, shown, actual, Kind.SURPRISE, why, user_value, True, locations)
+        return None
+    if dest in rule.unpredictable:
+        when, why = rule.unpredictable[dest]
+        if when == "always" or not setting.user_given:
+            return Difference(name, shown, actual, Kind.UNPREDICTABLE, why, user_value, setting.user_given, locations)
+    if not setting.certain:
+        needs = f" (needs: {', '.join(setting.needs)})" if setting.needs else ""
+        why = f"flagscan could not decide this value{needs}"
+    elif setting.origin == "adjusted":
+        why = "flagscan predicted a different adjustment"
+    elif setting.user_given:
+        why = "SGLang changed the value the command set; flagscan predicted no change"
+    else:
+        why = "SGLang changed the default; flagscan predicted no change"
+    return Difference(name, shown, actual, Kind.GAP, why, user_value, setting.user_given, locations)
+
+
+def _rank_gap(diff: Difference, rank: int) -> Difference:
+    from dataclasses import replace
+
+    return replace(diff, why=f"rank {rank} runs with another value than the resolved one "
+                             f"(changed after resolution, outside what flagscan models); {diff.why}")
+
+
+def _rejections(resolution: Any, observed: Observed) -> list[Difference]:
+    predicted = [r for r in resolution.rejections if r.certain]
+    if observed.rejection is not None:
+        actual = {"exception": observed.rejection.exception, "message": observed.rejection.message,
+                  "location": observed.rejection.location}
+        if resolution.rejections:
+            return []  # rejected, as predicted (certainly or possibly)
+        return [Difference("<rejection>", None, actual, Kind.GAP, "SGLang rejected the command; "
+                           "flagscan predicted that it starts")]
+    if predicted and observed.values:
+        first = predicted[0]
+        return [Difference("<rejection>", {"message": first.message, "location": first.location}, None,
+                           Kind.GAP, "flagscan predicted a rejection; SGLang accepted the command",
+                           locations=(first.location,))]
+    return []
+
+
+def _norm_text(text: str) -> str:
+    return re.sub(r"\s+", " ", text).strip().lower()
+
+
+def _match_warnings(resolution: Any, warnings: tuple[LogWarning, ...]) -> list[WarningMatch]:
+    """Each predicted cause that has a message: the log line where SGLang printed it."""
+    lines = [(w, _norm_text(w.message)) for w in warnings]
+    out: list[WarningMatch] = []
+    for dest, setting in resolution.settings.items():
+        if setting.origin != "adjusted":
+            continue
+        for cause in setting.because:
+            if not cause.message:
+                continue
+            want = _norm_text(cause.message)
+            probe = want[:80]
+            hit = next((w for w, text in lines if probe and (probe in text or text in want and len(text) > 20)), None)
+            if hit is None and cause.location:
+                hit = next((w for w in warnings if w.location == cause.location), None)
+            out.append(WarningMatch(dest, cause.location, cause.message, hit.line if hit else None))
+    return out
+
+
+def _with_log(diff: Difference, seen: dict[str, int | None]) -> Difference:
+    from dataclasses import replace
+
+    line = seen.get(diff.setting)
+    return replace(diff, seen_in_log=line) if line is not None else diff
