@@ -75,6 +75,8 @@ class Context:
             return False
         if "upgrade" in needs and self.upgrade is None:
             return False
+        if "gates" in needs and self.gates is None:
+            return False  # not analysed: its findings (and suppressions) cannot be judged
         return True
 
     # -- computed on first use ------------------------------------------------------------

@@ -58,15 +58,19 @@ def lint_file(path: str, options: LintOptions) -> FileResult:
         return FileResult(str(path), (), tuple(found), 0, None, (), text)
     results: list[CommandResult] = []
     contexts: list[Context] = []
+    judged = {r.code for r in rules if not r.needs}
     for command in commands:
         ctx = _context(command, options)
         contexts.append(ctx)
-        found = _run(ctx, [r for r in rules if r.code not in _ENGINE_CODES])
+        runnable = [r for r in rules if r.code not in _ENGINE_CODES and ctx.available(r.needs)]
+        judged.update(r.code for r in runnable)
+        found = _run(ctx, runnable)
         results.append(CommandResult(command.path, command.line, command.launcher, tuple(found),
                                      tuple(dict.fromkeys(ctx.notes + list(command.notes)))))
     everything = [d for r in results for d in r.diagnostics]
     known = {r.code for r in all_rules()}
-    kept, dropped = suppress.apply(str(path), text, everything, known, enabled,
+    # A suppression for a rule that could not run here (no GPU, gates not analysed) is not "unused".
+    kept, dropped = suppress.apply(str(path), text, everything, known, enabled & judged,
                                    UNUSED_CODE if UNUSED_CODE in enabled else None)
     kept = sorted(_dedupe(kept), key=_order)
     fixed, fix_notes = (None, ())
@@ -109,8 +113,6 @@ def _count_from_command(profile, values: dict[str, Any]):
 def _run(ctx: Context, rules: list[Rule]) -> list[Diagnostic]:
     out: list[Diagnostic] = []
     for rule in rules:
-        if not ctx.available(rule.needs):
-            continue
         try:
             out.extend(rule.check(ctx))
         except Exception as exc:  # a defect in one rule must not hide the others' findings

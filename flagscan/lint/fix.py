@@ -115,4 +115,4 @@ def unified(path: str, before: str, after: str) -> str:
     import difflib
 
     return "".join(difflib.unified_diff(before.splitlines(keepends=True), after.splitlines(keepends=True),
-                                        fromfile=f"a/{path}", tofile=f"b/{path}"))
+                                        fromfile=f"a/{path.lstrip('/')}", tofile=f"b/{path.lstrip('/')}"))

@@ -23,3 +23,16 @@ def _mentions_world(condition: str) -> bool:
     # A condition that also calls something (a hardware probe, the model config) is a reaction.
     stripped = _FIELD.sub("", condition)
     return "(" in stripped
+
+
+def at_named_flag(ctx, diagnostic):
+    """The diagnostic moved to the first flag the user gave that its SGLang condition names
+    (a rejection is about the whole command, but the flag that triggers it is where to look)."""
+    from dataclasses import replace
+
+    for evidence in diagnostic.evidence:
+        for name in _FIELD.findall(evidence.text or ""):
+            given = ctx.parsed.values.get(name)
+            if given is not None and given.location is not None:
+                return replace(diagnostic, location=given.location, flag=diagnostic.flag or given.option)
+    return diagnostic

@@ -22,6 +22,7 @@ The server exits during start-up; under systemd it restart-loops.
 
 from flagscan.diagnostics import Severity
 from flagscan.lint.model import Example
+from flagscan.lint.rules._settings import at_named_flag
 
 CODE = "FS301"
 NAME = "startup-rejection"
@@ -40,4 +41,4 @@ INVALID = (
 
 
 def check(ctx):
-    return [d for d in ctx.knock_on if d.code == CODE]
+    return [at_named_flag(ctx, d) for d in ctx.knock_on if d.code == CODE]

@@ -21,6 +21,7 @@ The same unit can start on one node and fail on another.
 
 from flagscan.diagnostics import Severity
 from flagscan.lint.model import Example
+from flagscan.lint.rules._settings import at_named_flag
 
 CODE = "FS302"
 NAME = "possible-rejection"
@@ -33,4 +34,4 @@ INVALID = (Example("--model-path m --mem-fraction-static 0.97", expect=("FS302",
 
 
 def check(ctx):
-    return [d for d in ctx.knock_on if d.code == CODE]
+    return [at_named_flag(ctx, d) for d in ctx.knock_on if d.code == CODE]
