@@ -158,7 +158,7 @@ def _fix(results, req: Request, say, unified) -> int:
     changed = 0
     for r in results:
         for note in r.fix_notes:
-            say(note)
+            click.echo(f"flagscan: {note}", err=True)  # never silenced: it says what was left alone
         if r.fixed_text is None or r.fixed_text == r.text:
             continue
         changed += 1
