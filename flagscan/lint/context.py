@@ -29,10 +29,13 @@ class Target:
 
 @dataclass(frozen=True, slots=True)
 class Upgrade:
-    """A later revision the user plans to move to (the upgrade rules compare against it)."""
+    """A later revision the user plans to move to (the upgrade rules compare against it);
+    `root` is needed only by the rules that resolve the command there too."""
 
     inventory: Inventory
     version: str
+    root: Path | None = None
+    cache_dir: Path | None = None
 
 
 class Context:
@@ -50,6 +53,7 @@ class Context:
         self._resolution: Any = _UNSET
         self._knock_on: Any = _UNSET
         self._gates: Any = _UNSET
+        self._after: Any = _UNSET
         self.notes: list[str] = []
 
     # -- always available ---------------------------------------------------------------
@@ -74,6 +78,9 @@ class Context:
         if needs & {"resolution", "gates"} and self.scenario is None:
             return False
         if "upgrade" in needs and self.upgrade is None:
+            return False
+        if "upgrade-resolution" in needs and (self.upgrade is None or self.upgrade.root is None
+                                               or self.scenario is None):
             return False
         if "gates" in needs and self.gates is None:
             return False  # not analysed: its findings (and suppressions) cannot be judged
@@ -110,3 +117,18 @@ class Context:
             if self._gates is None:
                 self.notes.append("gates: not analysed (flagscan.evaluate.gates is not available)")
         return self._gates
+
+    @property
+    def after_upgrade(self) -> tuple[Any, Any]:
+        """(parsed command, resolution) at the upgrade target, for the same scenario."""
+        if self._after is _UNSET:
+            from flagscan.evaluate import predict
+            from flagscan.inputs import parse_command
+
+            assert self.upgrade is not None and self.upgrade.root is not None
+            parsed = parse_command(self.command, self.upgrade.inventory)
+            values = {dest: v.value for dest, v in parsed.values.items()}
+            resolution = predict(self.upgrade.root, self.upgrade.cache_dir, self.upgrade.inventory, values,
+                                 self.scenario)
+            self._after = (parsed, resolution)
+        return self._after

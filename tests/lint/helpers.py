@@ -33,7 +33,7 @@ def options(spec: str, cache_dir: Path, *, gpu: str | None = "h200", model: str 
     upgrade = None
     if upgrade_to:
         later = target(upgrade_to, str(cache_dir))
-        upgrade = Upgrade(later.inventory, later.version)
+        upgrade = Upgrade(later.inventory, later.version, later.root, later.cache_dir)
     return LintOptions(target(spec, str(cache_dir)), profile_from_spec(gpu) if gpu else None, False, {},
                        (lambda _path: facts), Selection(select=select), None, upgrade, fix, **kwargs)
 

@@ -1,0 +1,191 @@
+"""extract: the guarded writes and rejections of a revision's argument resolution (Effect facts).
+
+Walks the lowered IR (flagscan.extract.irstore) of the functions rules/effects.toml
+names: the record's entry methods and the methods they call on `self` (monolithic
+layout), and every top-level function of the hook modules (hook layout). Each write
+(`self.x = v`, `server_args.x = v`, `declare_resolution(server_args, src, x=v)`) and
+each rejection (`raise`, `assert`) is recorded with its enclosing conditions, the
+negation of earlier guarded `return`s, and its location.
+"""
+
+from __future__ import annotations
+
+import fnmatch
+from collections.abc import Iterator
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flagscan.facts.effects import Effect, canon, conjuncts, message_text, negate
+from flagscan.facts.ir import is_kind
+from flagscan.ruledata import load
+
+
+@dataclass
+class _Walk:
+    path: str
+    handler: str
+    receivers: frozenset[str]
+    record: frozenset[str]           # names that are the record itself (writes through them count)
+    rules: dict[str, Any]
+    out: list[Effect] = field(default_factory=list)
+    calls: set[str] = field(default_factory=set)   # self.method() calls seen
+
+    def emit(self, kind: str, target: str, conds: list[str], value: str, line: int) -> None:
+        self.out.append(Effect(kind, target, tuple(sorted(set(conds))), value, f"{self.path}:{line}", self.handler))
+
+    # -- statements ---------------------------------------------------------------------
+    def block(self, body: list[Any], conds: list[str]) -> bool:
+        """Walk statements; returns True when the block always leaves (return/raise)."""
+        conds = list(conds)
+        for stmt in body:
+            if not isinstance(stmt, list) or not stmt:
+                continue
+            kind = stmt[0]
+            if kind == "assign":
+                self._views(stmt)
+                for target in stmt[2]:
+                    self._write(target, stmt[3], conds, stmt[1])
+                self._expr(stmt[3], conds, stmt[1])
+            elif kind == "aug":
+                self._write(stmt[2], ["bin", stmt[3], stmt[2], stmt[4]], conds, stmt[1])
+            elif kind == "expr":
+                self._expr(stmt[2], conds, stmt[1])
+            elif kind == "if":
+                then_leaves = self.block(stmt[3], conds + conjuncts(stmt[2], self.receivers))
+                else_leaves = self.block(stmt[4], conds + negate(stmt[2], self.receivers)) if stmt[4] else False
+                if then_leaves and not stmt[4]:
+                    conds = conds + negate(stmt[2], self.receivers)   # an early return guards what follows
+                if then_leaves and else_leaves:
+                    return True
+            elif kind == "for":
+                self.block(stmt[4], conds + [f"for {canon(stmt[2], self.receivers)} in {canon(stmt[3], self.receivers)}"])
+                self.block(stmt[5], conds)
+            elif kind == "while":
+                self.block(stmt[3], conds + [f"while {canon(stmt[2], self.receivers)}"])
+            elif kind == "with":
+                if self.block(stmt[3], conds):
+                    return True
+            elif kind == "try":
+                self.block(stmt[2], conds)
+                for handler in stmt[3]:
+                    caught = canon(handler[0], self.receivers) if handler[0] is not None else "Exception"
+                    self.block(handler[2], conds + [f"except {caught}"])
+                self.block(stmt[4], conds)
+                self.block(stmt[5], conds)
+            elif kind == "raise":
+                self._raise(stmt[2], conds, stmt[1])
+                return True
+            elif kind == "assert":
+                message = message_text(stmt[3], self.receivers) if stmt[3] is not None else canon(stmt[2], self.receivers)
+                self.emit("reject", "", conds + negate(stmt[2], self.receivers), message, stmt[1])
+            elif kind == "ret":
+                return True
+        return False
+
+    def _views(self, stmt: list[Any]) -> None:
+        value = stmt[3]
+        if is_kind(value, "call") and is_kind(value[1], "n") and value[1][1] in self.rules["views"]["functions"]:
+            names = {t[1] for t in stmt[2] if is_kind(t, "n")}
+            self.receivers = self.receivers | names
+
+    def _write(self, target: Any, value: Any, conds: list[str], line: int) -> None:
+        if is_kind(target, "a") and is_kind(target[1], "n") and target[1][1] in self.record \
+                and not target[2].startswith("_"):
+            self.emit("write", target[2], conds, canon(value, self.receivers), line)
+
+    def _expr(self, node: Any, conds: list[str], line: int) -> None:
+        if not is_kind(node, "call"):
+            return
+        func = node[1]
+        name = func[1] if is_kind(func, "n") else func[2] if is_kind(func, "a") else None
+        writers = self.rules["writers"]
+        if name in writers:
+            index = writers[name]
+            record = node[2][index] if len(node[2]) > index else None
+            if is_kind(record, "n") and record[1] in self.record:
+                for key, value in node[3]:
+                    if key != "**" and not key.startswith("_"):
+                        self.emit("write", key, conds, canon(value, self.receivers), line)
+        if is_kind(func, "a") and is_kind(func[1], "n") and func[1][1] == "self":
+            self.calls.add(func[2])
+        if name == "setattr" and len(node[2]) >= 3 and is_kind(node[2][0], "n") and node[2][0][1] in self.record \
+                and is_kind(node[2][1], "c") and isinstance(node[2][1][1], str):
+            self.emit("write", node[2][1][1], conds, canon(node[2][2], self.receivers), line)
+
+    def _raise(self, exc: Any, conds: list[str], line: int) -> None:
+        if exc is None:
+            return  # a bare re-raise: the original rejection is recorded where it is raised
+        kind = exc[1] if is_kind(exc, "call") else exc
+        name = canon(kind, frozenset())
+        if name.rsplit(".", 1)[-1] in self.rules["rejections"]["ignore_exceptions"]:
+            return
+        message = message_text(exc[2][0], self.receivers) if is_kind(exc, "call") and exc[2] else name
+        self.emit("reject", "", conds, message, line)
+
+
+def _functions(body: list[Any]) -> Iterator[dict[str, Any]]:
+    for stmt in body:
+        if is_kind(stmt, "def"):
+            yield stmt[2]
+
+
+def _class(module: dict[str, Any], name: str) -> dict[str, Any] | None:
+    for stmt in module["body"]:
+        if is_kind(stmt, "class") and stmt[2]["name"] == name:
+            return stmt[2]
+    return None
+
+
+def _record_effects(store, rules: dict[str, Any]) -> list[Effect]:
+    spec = rules["record"]
+    module = store.get(spec["module"])
+    cls = _class(module, spec["class"]) if module else None
+    if cls is None:
+        return []
+    methods = {fn["name"]: fn for fn in _functions(cls["body"])}
+    todo = [m for m in spec["entry_methods"] if m in methods]
+    done: set[str] = set()
+    out: list[Effect] = []
+    while todo:
+        name = todo.pop(0)
+        if name in done:
+            continue
+        done.add(name)
+        walk = _Walk(module["path"], name, frozenset({"self"}), frozenset({"self"}), rules)
+        walk.block(methods[name]["body"], [])
+        out.extend(walk.out)
+        todo.extend(sorted(c for c in walk.calls if c in methods and c not in done))
+    return out
+
+
+def _hook_effects(store, root: Path, rules: dict[str, Any]) -> list[Effect]:
+    out: list[Effect] = []
+    package = root / "sglang"
+    if not package.is_dir():
+        return out
+    files = sorted(p.relative_to(root).as_posix() for p in package.rglob("*.py"))
+    for rel in files:
+        if not any(fnmatch.fnmatch(rel, g) for g in rules["hooks"]["globs"]):
+            continue
+        module = store.get(rel[:-3].replace("/", "."))
+        if module is None:
+            continue
+        for fn in _functions(module["body"]):
+            params = [p[0] for p in fn["params"] if p[2] == "pos"]
+            if not params:
+                continue
+            first = frozenset({params[0]})
+            walk = _Walk(module["path"], fn["name"], first, first, rules)
+            walk.block(fn["body"], [])
+            out.extend(walk.out)
+    return out
+
+
+def extract_effects(root: Path, cache_dir: Path | None = None) -> list[Effect]:
+    """Every guarded write and rejection of the revision at `root` (the parent of `sglang/`)."""
+    from flagscan.extract.irstore import ModuleStore
+
+    rules = load("effects")
+    store = ModuleStore(Path(root), cache_dir)
+    return _record_effects(store, rules) + _hook_effects(store, Path(root), rules)
