@@ -60,13 +60,22 @@ def adapt(dest: str, verdict: Any) -> GateVerdict:
     return GateVerdict(dest, status, bool(_field(verdict, "certain", True)), evidence)
 
 
+def verdicts(root: Any, cache_dir: Any, inventory: Any, gpu: Any, *, values: dict[str, Any] | None = None,
+             resolution: Any = None, model: Any = None, env: dict[str, str] | None = None
+             ) -> dict[str, GateVerdict] | None:
+    """Every flag's verdict on `gpu` (for a command's values when given), or None (not analysed)."""
+    module = gates_module()
+    if module is None:
+        return None
+    raw = getattr(module, ENTRY)(root, cache_dir, inventory, gpu, values=values or {}, resolution=resolution,
+                                 model=model, env=env or {})
+    return {dest: adapt(dest, v) for dest, v in dict(raw).items()}
+
+
 def flag_verdicts(ctx: Any) -> dict[str, GateVerdict] | None:
     """Verdicts for the flags of one command on its scenario's GPU, or None (not analysed)."""
-    module = gates_module()
-    if module is None or ctx.scenario is None:
+    if gates_module() is None or ctx.scenario is None:
         return None
     values = {dest: v.value for dest, v in ctx.parsed.values.items()}
-    raw = getattr(module, ENTRY)(ctx.target.root, ctx.target.cache_dir, ctx.inventory, ctx.scenario.gpu,
-                                 values=values, resolution=ctx.resolution, model=ctx.scenario.model,
-                                 env=ctx.scenario.env)
-    return {dest: adapt(dest, v) for dest, v in dict(raw).items()}
+    return verdicts(ctx.target.root, ctx.target.cache_dir, ctx.inventory, ctx.scenario.gpu, values=values,
+                    resolution=ctx.resolution, model=ctx.scenario.model, env=ctx.scenario.env)

@@ -64,6 +64,12 @@ def changes(before, after) -> list[tuple[str, object, object]]:
     return out
 
 
+def _state(setting) -> dict:
+    from flagscan.evaluate.resolve import jsonable
+
+    return {"value": jsonable(setting.value), "origin": setting.origin}
+
+
 def check(ctx):
     parsed_after, after = ctx.after_upgrade
     out = []
@@ -73,5 +79,6 @@ def check(ctx):
         evidence = tuple(Evidence(c.location, c.condition) for c in new.because)
         out.append(Diagnostic(CODE, SEVERITY, MESSAGE.format(dest=dest, old=_show(old), new=_show(new),
                                                              version=ctx.upgrade.version),
-                              dest, where, evidence, {"upgrade_to": ctx.upgrade.version}))
+                              dest, where, evidence, {"upgrade_to": ctx.upgrade.version, "old": _state(old),
+                                                      "new": _state(new)}))
     return out
