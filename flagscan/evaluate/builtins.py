@@ -43,8 +43,13 @@ _MUTATORS = {
 }
 
 
+_KEY_VIEWS = {"set", "frozenset", "list", "tuple", "sorted", "len", "any", "all", "min", "max", "enumerate", "reversed"}
+
+
 def _pure(name: str, fn):
     def call(interp, state, args, kwargs, module, line):
+        if args and isinstance(args[0], dict) and name in _KEY_VIEWS:
+            args = [list(args[0].keys()), *args[1:]]  # iterating a dict sees its keys only
         if any(has_unknown(a) for a in args) or any(has_unknown(v) for v in kwargs.values()):
             if name == "len" and args and isinstance(args[0], (list, tuple, dict, set)):
                 return len(args[0])
@@ -81,7 +86,7 @@ def table(interp) -> dict[str, Any]:
     t: dict[str, Any] = {name: _pure(name, fn) for name, fn in _PURE.items()}
     t.update({
         "isinstance": Builtin("isinstance", _isinstance),
-        "issubclass": Builtin("issubclass", lambda *a: Unknown("issubclass")),
+        "issubclass": Builtin("issubclass", _issubclass),
         "hasattr": Builtin("hasattr", _hasattr),
         "getattr": Builtin("getattr", _getattr),
         "setattr": Builtin("setattr", _setattr),
@@ -98,7 +103,7 @@ def table(interp) -> dict[str, Any]:
         "property": Builtin("property", lambda *a: Unknown("property")),
         "staticmethod": Builtin("staticmethod", lambda i, s, a, k, m, l: a[0] if a else None),
         "classmethod": Builtin("classmethod", lambda i, s, a, k, m, l: a[0] if a else None),
-        "vars": Builtin("vars", lambda *a: Unknown("vars()")),
+        "vars": Builtin("vars", _vars),
         "open": Builtin("open", lambda *a: Unknown("file contents", {"filesystem"})),
         "__import__": Builtin("__import__", lambda *a: Unknown("__import__")),
         "NotImplemented": None,
@@ -130,12 +135,40 @@ def _isinstance(interp, state, args, kwargs, module, line):
     return Unknown("isinstance of an unknown value")
 
 
+def _vars(interp, state, args, kwargs, module, line):
+    if args and isinstance(args[0], ClassVal):
+        return dict(args[0].attrs)
+    if args and isinstance(args[0], Obj):
+        return dict(state.attrs(args[0].oid))
+    return Unknown("vars()")
+
+
+def _issubclass(interp, state, args, kwargs, module, line):
+    if len(args) != 2 or not isinstance(args[0], ClassVal):
+        return Unknown("issubclass")
+    bases = args[1] if isinstance(args[1], tuple) else (args[1],)
+    results = []
+    for base in bases:
+        if isinstance(base, ClassVal):
+            results.append(base in args[0].mro())
+        elif isinstance(base, External):
+            results.append(any(isinstance(b, External) and b.path == base.path
+                               for c in args[0].mro() for b in c.bases) or None)
+        else:
+            results.append(None)
+    if True in results:
+        return True
+    return False if all(r is False for r in results) else Unknown("issubclass of an external class")
+
+
 def _isinstance_one(value: Any, t: Any) -> Any:
     if isinstance(value, Unknown):
         if value.options is not None and value.options:
             rs = {_isinstance_one(o, t) for o in value.options}
             return rs.pop() if len(rs) == 1 else None
         return None
+    if isinstance(t, Builtin) and t.name == "type":
+        return isinstance(value, ClassVal) or (False if isinstance(value, _PLAIN + (Obj,)) else None)
     if isinstance(t, Builtin):
         pytype = {"int": int, "float": float, "str": str, "bool": bool, "list": list, "tuple": tuple,
                   "dict": dict, "set": set, "frozenset": frozenset}.get(t.name)
@@ -204,6 +237,8 @@ def _setattr(interp, state, args, kwargs, module, line):
 def _type(interp, state, args, kwargs, module, line):
     if len(args) == 1:
         value = args[0]
+        if value is None:
+            return External("builtins.NoneType")
         if isinstance(value, Obj):
             return value.cls
         if isinstance(value, _PLAIN):

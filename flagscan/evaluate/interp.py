@@ -13,8 +13,8 @@ from typing import Any, Callable
 
 from flagscan.evaluate.state import Event, State, join_states, join_values, same
 from flagscan.evaluate.values import (
-    BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal,
-    LambdaVal, LazyImport, LoggerVal, ModuleVal, Obj, PartialVal, Unknown, has_unknown, unknown_of,
+    BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal, GenericAlias,
+    LambdaVal, LazyImport, LoggerVal, Memo, ModuleVal, Obj, PartialVal, Unknown, has_unknown, unknown_of,
 )
 
 
@@ -62,7 +62,8 @@ def falsy_unknown(why: str, needs, value: bool) -> Unknown:
 class Interpreter:
     """Executes lowered modules from a ModuleStore under a world of facts."""
 
-    def __init__(self, store, world, *, max_depth: int = 40, call_budget: int = 400_000) -> None:
+    def __init__(self, store, world, *, max_depth: int = 40, call_budget: int = 400_000,
+                 declarations: dict[str, Any] | None = None) -> None:
         from flagscan.evaluate import builtins as _builtins
 
         self.store = store
@@ -79,6 +80,8 @@ class Interpreter:
         self.stack: list[tuple[str, Any]] = []
         # Attributes of dataclass records just before __post_init__ (the parsed input).
         self.snapshots: dict[int, dict[str, Any]] = {}
+        self.declarations = declarations or {}
+        self.declare_functions = set(self.declarations.get("functions", []))
         import os as _os
         self.trace = bool(_os.environ.get("FLAGSCAN_TRACE"))
 
@@ -98,9 +101,10 @@ class Interpreter:
             return External(name)
         module = ModuleVal(name, {"__name__": name}, ir.get("path", ""))
         self.modules[name] = module
-        sub = State(state.heap, {}, (), (), state.events, state.owned, [], "<module>")
+        sub = State(state.heap, {}, (), (), state.chain, state.owned, [], "<module>", set(), state.modified, state.outer)
         self._exec_module_body(module, ir["body"], sub)
-        state.heap, state.events, state.owned = sub.heap, sub.events, sub.owned
+        state.heap, state.chain, state.owned, state.modified = sub.heap, sub.chain, sub.owned, sub.modified
+        state.outer = sub.outer
         module.executed = True
         return module
 
@@ -121,7 +125,8 @@ class Interpreter:
                     joined.locals = module.globals
                     for key, val in list(joined.locals.items()):
                         module.globals[key] = val
-                    state.heap, state.events, state.owned = joined.heap, joined.events, joined.owned
+                    state.heap, state.chain, state.owned = joined.heap, joined.chain, joined.owned
+                    state.modified, state.outer = joined.modified, joined.outer
                 else:
                     self._havoc_targets(stmt, module.globals)
         finally:
@@ -157,6 +162,7 @@ class Interpreter:
         self.next_oid += 1
         state.heap[oid] = dict(attrs or {})
         state.owned.add(oid)
+        state.modified.add(oid)
         return Obj(cls, oid)
 
     # -- statements --------------------------------------------------------------
@@ -264,10 +270,11 @@ class Interpreter:
         if name in ("setter", "deleter", "getter"):
             return None  # a property's setter replaces nothing we evaluate
         value = self.eval(deco, state, module)
-        if isinstance(value, (FuncVal, BoundMethod, PartialVal, LambdaVal)):
+        if isinstance(value, (FuncVal, BoundMethod, PartialVal, LambdaVal, Builtin, External, Memo)):
             result = self.call(value, [fn], {}, state, module)
+            # An unknown decorator (torch.compile, triton.jit...) keeps the function.
             return fn if isinstance(result, Unknown) or result is None else result
-        return fn  # external decorators (lru_cache, wraps...) keep the function
+        return fn
 
     def _s_class(self, stmt, state, module):
         ir = stmt[2]
@@ -292,7 +299,8 @@ class Interpreter:
                 nexts = [s for k, s, _ in outcomes if k == "next"]
                 if nexts:
                     joined = join_states(nexts, "class body")
-                    state.heap, state.events, state.owned = joined.heap, joined.events, joined.owned
+                    state.heap, state.chain, state.owned = joined.heap, joined.chain, joined.owned
+                    state.modified, state.outer = joined.modified, joined.outer
         finally:
             state.locals = saved
         for key, value in namespace.items():
@@ -522,7 +530,13 @@ class Interpreter:
                 self.assign(t, items[i] if items is not None and i < len(items) else unknown_of(value, why="unpacked"),
                             state, module, line)
 
-    def setattr(self, obj: Any, attr: str, value: Any, state: State, module: ModuleVal, line: int) -> None:
+    def setattr(self, obj: Any, attr: str, value: Any, state: State, module: ModuleVal, line: int,
+                raw: bool = False) -> None:
+        if isinstance(obj, Obj) and not raw:
+            found, hook = obj.cls.lookup("__setattr__")
+            if found and isinstance(hook, FuncVal):
+                self.call(BoundMethod(hook, obj), [attr, value], {}, state, module)
+                return
         if isinstance(obj, Obj):
             state.writable(obj.oid)[attr] = value
             self.record(state, "write", module, line, oid=obj.oid, attr=attr, value=value)
@@ -532,8 +546,8 @@ class Interpreter:
             obj.globals[attr] = value
 
     def record(self, state: State, kind: str, module: ModuleVal, line: int, **data: Any) -> None:
-        state.events.append(Event(kind, self.loc(module, line), state.function, state.conds,
-                                  state.assumptions, **data))
+        state.add_event(Event(kind, self.loc(module, line), state.function, state.conds,
+                              state.assumptions, **data))
 
     # -- expressions --------------------------------------------------------------
     def eval(self, node: Any, state: State, module: ModuleVal, line: int = 0) -> Any:
@@ -549,7 +563,13 @@ class Interpreter:
 
     def lookup(self, name: str, state: State, module: ModuleVal) -> Any:
         if name in state.locals:
-            return self.deref(state.locals[name], state)
+            value = state.locals[name]
+            if isinstance(value, (list, dict, set)) and state.locals is not module.globals:
+                value, fresh = state.own(value)
+                if fresh:
+                    state.locals[name] = value
+                return value
+            return self.deref(value, state)
         closure = getattr(state, "closure", None)
         if closure and name in closure:
             return self.deref(closure[name], state)
@@ -573,7 +593,12 @@ class Interpreter:
         if isinstance(base, Obj):
             attrs = state.attrs(base.oid)
             if attr in attrs:
-                return attrs[attr]
+                value = attrs[attr]
+                if isinstance(value, (list, dict, set)):
+                    value, fresh = state.own(value)
+                    if fresh:
+                        state.writable(base.oid)[attr] = value
+                return value
             if attr == "__class__":
                 return base.cls
             found, value = base.cls.lookup(attr)
@@ -589,8 +614,17 @@ class Interpreter:
                 if isinstance(value, FuncVal) and value.kind == "classmethod":
                     return BoundMethod(value, base)
                 return value
-            if attr == "__name__":
+            if attr in ("__name__", "__qualname__"):
                 return base.name
+            if attr == "__module__":
+                return base.module.name
+            if attr == "__annotations__":
+                fields = base.value_fields if base.value_fields is not None else (base.ir or {}).get("fields", [])
+                return {name: Unknown(f"annotation of {name}") for name, _ in fields}
+            if attr == "__dict__":
+                return dict(base.attrs)
+            if attr == "__mro__":
+                return tuple(base.mro())
             return Unknown(f"{base.name}.{attr}")
         if isinstance(base, ModuleVal):
             if attr in base.globals:
@@ -600,6 +634,8 @@ class Interpreter:
                 return self.import_module(sub, state)
             return Unknown(sub)
         if isinstance(base, External):
+            if base.path == "builtins.object" and attr in ("__getattribute__", "__setattr__", "__init__", "__new__", "__delattr__"):
+                return Builtin(f"object.{attr}", _object_method(attr))
             return self.world.external_attr(base, attr)
         if isinstance(base, ConfigView):
             return self.world.config_attr(base, attr)
@@ -668,6 +704,8 @@ class Interpreter:
         if isinstance(func, BoundMethod):
             return self.call(func.func, [func.self_obj] + list(args), kwargs, state, module, node, line)
         if isinstance(func, FuncVal):
+            if func.qualname in self.declare_functions:
+                self.record_declaration(func, args, kwargs, state, module, line)
             return self.call_function(func, args, kwargs, state)
         if isinstance(func, Builtin):
             return func.fn(self, state, args, kwargs, module, line)
@@ -675,6 +713,13 @@ class Interpreter:
             return self.instantiate(func, args, kwargs, state, module, line)
         if isinstance(func, PartialVal):
             return self.call(func.func, list(func.args) + list(args), {**func.kwargs, **kwargs}, state, module, node, line)
+        if isinstance(func, Memo):
+            key = _memo_key(args, kwargs)
+            if key is None:
+                return self.call(func.func, args, kwargs, state, module, node, line)
+            if key not in func.cache:
+                func.cache[key] = self.call(func.func, args, kwargs, state, module, node, line)
+            return func.cache[key]
         if isinstance(func, LambdaVal):
             local = dict(func.closure)
             for (pname, default, _), arg in zip(func.params, args):
@@ -698,12 +743,29 @@ class Interpreter:
             return Unknown(self._text(node) if node else func.why, func.needs)
         return Unknown(self._text(node) if node else f"call of {type(func).__name__}")
 
+    def record_declaration(self, fn: FuncVal, args, kwargs, state: State, module: ModuleVal, line: int) -> None:
+        """A declared resolution is a write of each keyword field by the named source."""
+        record = args[self.declarations.get("record_arg", 0)] if len(args) > self.declarations.get("record_arg", 0) else None
+        source_i = self.declarations.get("source_arg", 1)
+        source = args[source_i] if len(args) > source_i else kwargs.get("source")
+        if not isinstance(record, Obj):
+            return
+        saved = state.function
+        state.function = source if isinstance(source, str) else state.function
+        for name, value in kwargs.items():
+            if name != "source":
+                self.record(state, "write", module, line, oid=record.oid, attr=name, value=value)
+        state.function = saved
+
     def call_function(self, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State) -> Any:
         override = self.world.function_override(self, fn, args, kwargs, state)
         if override is not NotImplemented:
             return override
-        if self.depth >= self.max_depth or any(f is fn.ir for _, f in self.stack[-12:] if False):
+        if self.depth >= self.max_depth:
             return Unknown(f"{fn.qualname}(...) (call depth)")
+        if sum(1 for _, f in self.stack if f is fn.ir) >= 3:
+            # Recursion on values flagscan cannot see through would fork without end.
+            return Unknown(f"{fn.qualname}(...) (recursion)")
         local = self.bind_params(fn, args, kwargs, state)
         saved_locals, saved_conds, saved_fn = state.locals, state.conds, state.function
         saved_closure = getattr(state, "closure", None)
@@ -786,21 +848,30 @@ class Interpreter:
         return obj
 
     def dataclass_init(self, cls: ClassVal, obj: Obj, args, kwargs, state: State, module: ModuleVal, line: int) -> None:
-        attrs = state.writable(obj.oid)
         rest = list(args)
-        for name, (default, owner) in cls.dataclass_fields():
+        values: dict[str, Any] = {}
+        for name, spec in cls.dataclass_fields():
             if rest:
-                attrs[name] = rest.pop(0)
+                values[name] = rest.pop(0)
             elif name in kwargs:
-                attrs[name] = kwargs[name]
-            elif default is not None:
-                attrs[name] = self.field_default(default, state, owner.module)
+                values[name] = kwargs[name]
             else:
-                attrs[name] = Unknown(f"{cls.name}.{name} (no value)")
+                values[name] = self.spec_default(spec, state, f"{cls.name}.{name}")
+        attrs = state.writable(obj.oid)
+        attrs.update(values)
         self.snapshots.setdefault(obj.oid, dict(attrs))
         found, post = cls.lookup("__post_init__")
         if found and isinstance(post, FuncVal):
             self.call(BoundMethod(post, obj), [], {}, state, module)
+
+    def spec_default(self, spec: Any, state: State, what: str) -> Any:
+        if spec is None:
+            return Unknown(f"{what} (no value)")
+        if spec[0] == "ir":
+            return self.field_default(spec[1], state, spec[2].module)
+        if spec[0] == "value":
+            return spec[1]
+        return self.call(spec[1], [], {}, state, self.current_module or ModuleVal("?"))
 
     def field_default(self, default: Any, state: State, module: ModuleVal) -> Any:
         """`x: T = value`, `field(default=...)`, `field(default_factory=...)`."""
@@ -813,10 +884,19 @@ class Interpreter:
                     if key == "default_factory":
                         return self.call(self.eval(expr, state, module), [], {}, state, module)
                 return None
-        return self.eval(default, state, module)
+        value = self.eval(default, state, module)
+        if isinstance(value, ConfigView) and value.origin == "msgspec.field":
+            if "default" in value.data:
+                return value.data["default"]
+            return self.call(value.data.get("default_factory"), [], {}, state, module)
+        return value
 
     # -- operators -----------------------------------------------------------------
     def binop(self, op: str, left: Any, right: Any) -> Any:
+        if op == "|" and isinstance(left, (ClassVal, External, Builtin, GenericAlias)) and (
+                right is None or isinstance(right, (ClassVal, External, Builtin, GenericAlias))):
+            none = External("builtins.NoneType")
+            return GenericAlias(External("types.UnionType"), (left, none if right is None else right))
         if isinstance(left, ConfigView):
             result = self.world.binop(op, left, right)
             if result is not NotImplemented:
@@ -887,7 +967,8 @@ class Interpreter:
                     return opts if op == "is" else (not opts if isinstance(opts, bool) else opts)
                 return unknown_of(left, right, why="identity of unknown")
             same_obj = left is right or (left is None and right is None) or (
-                isinstance(left, (bool, EnumMember)) and left == right)
+                isinstance(left, (bool, EnumMember)) and left == right) or (
+                isinstance(left, External) and isinstance(right, External) and left.path == right.path)
             return same_obj if op == "is" else not same_obj
         if op in ("in", "notin"):
             return self.membership(left, right, op == "in")
@@ -978,12 +1059,14 @@ class Interpreter:
             if found:
                 return self.call(BoundMethod(fn, base), [index], {}, state, module)
             return Unknown(self._text(node) if node else "subscript")
+        if isinstance(base, (ClassVal, External, Builtin)) and not isinstance(base, Obj):
+            return GenericAlias(base, index if isinstance(index, tuple) else (index,))
         if isinstance(base, Unknown) and base.options is not None and not isinstance(index, Unknown):
             values = [self.subscript(o, index, state, module, node) for o in base.options]
             return join_values(values, base.why)
         if isinstance(base, Unknown) or isinstance(index, Unknown) or not isinstance(base, PLAIN):
-            if isinstance(base, ClassVal) or isinstance(base, External) or isinstance(base, Builtin):
-                return base  # a generic alias such as List[int]
+            if isinstance(base, (ClassVal, External, Builtin, GenericAlias)):
+                return GenericAlias(base, index if isinstance(index, tuple) else (index,))
             return unknown_of(base, index, why=self._text(node) if node else "subscript")
         try:
             return base[index]
@@ -1173,6 +1256,42 @@ def _combine_options(left: Any, right: Any, fn) -> Any:
     needs = (left.needs if isinstance(left, Unknown) else frozenset()) | (
         right.needs if isinstance(right, Unknown) else frozenset())
     return Unknown("combination of unknowns", needs, tuple(results) if len(results) <= 8 else None)
+
+
+def _memo_key(args, kwargs):
+    parts = []
+    for value in list(args) + sorted(kwargs.items()):
+        if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and value in kwargs.items():
+            value = value[1]
+        if isinstance(value, (str, int, float, bool, type(None))):
+            parts.append(value)
+        elif isinstance(value, (ClassVal, Obj, FuncVal, External, EnumMember)):
+            parts.append(("id", id(value)))
+        else:
+            return None
+    return tuple(parts)
+
+
+def _object_method(name: str):
+    """object.__getattribute__ / object.__setattr__: attribute access without the
+    class's own __getattr__ / __setattr__ hooks."""
+    def call(interp: Interpreter, state: State, args, kwargs, module: ModuleVal, line: int):
+        if name == "__getattribute__" and len(args) == 2 and isinstance(args[0], Obj):
+            attrs = state.attrs(args[0].oid)
+            if args[1] in attrs:
+                value = attrs[args[1]]
+                if isinstance(value, (list, dict, set)):
+                    value, fresh = state.own(value)
+                    if fresh:
+                        state.writable(args[0].oid)[args[1]] = value
+                return value
+            found, value = args[0].cls.lookup(args[1])
+            return interp.bind(value, args[0], state, module) if found else Unknown(f"{args[1]} unset")
+        if name == "__setattr__" and len(args) == 3 and isinstance(args[0], Obj):
+            interp.setattr(args[0], args[1], args[2], state, module, line, raw=True)
+            return None
+        return None
+    return call
 
 
 def _logger_method(level: str):

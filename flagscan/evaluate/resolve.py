@@ -104,7 +104,7 @@ def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: Wor
             rules: dict[str, Any] | None = None) -> Resolution:
     """`user_values`: dest -> value for the flags the launch command gives."""
     rules = rules or load("resolution")
-    interp = Interpreter(store, world)
+    interp = Interpreter(store, world, declarations=rules.get("declarations"))
     state = State({}, {})
     module = interp.import_module(rules["entry"]["module"], state)
     if not isinstance(module, ModuleVal):
@@ -136,8 +136,30 @@ def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: Wor
     rejections = [_rejection(s, exc) for s, exc in raised]
     if not isinstance(record, Obj):
         record = _find_record(interp, state, raised, record_cls)
-    settings = _settings(interp, inventory, user_values, record, state if completed else _last_state(raised, state))
+    final_state = state if completed else _last_state(raised, state)
+    final = _final_values(interp, rules, record, final_state, module) if isinstance(record, Obj) else None
+    settings = _settings(interp, inventory, user_values, record, final_state, final)
     return Resolution(settings, _dedupe(rejections), notes, completed)
+
+
+def _final_values(interp, rules, record: Obj, state: State, module: ModuleVal) -> dict[str, Any] | None:
+    """Through the release's own result function when it decides by declarations."""
+    name = rules["entry"].get("result_function")
+    if not name:
+        return None
+    mod_name, _, fn_name = name.rpartition(".")
+    target = interp.import_module(mod_name, state)
+    fn = interp.deref(target.globals.get(fn_name), state) if isinstance(target, ModuleVal) else None
+    if fn is None or isinstance(fn, Unknown):
+        return None
+    out: dict[str, Any] = {}
+    for field_name in list(interp.snapshots.get(record.oid, {})):
+        try:
+            out[field_name] = interp.call(fn, [record, field_name], {}, state, module)
+        except Dead:
+            out[field_name] = Unknown(f"{fn_name}({field_name})")
+    state.raised = []
+    return out
 
 
 def _namespace(interp: Interpreter, inventory: Inventory, user_values: dict[str, Any], state: State,
@@ -165,14 +187,16 @@ def _last_state(raised, state: State) -> State:
 
 
 def _settings(interp, inventory: Inventory, user_values: dict[str, Any], record: Obj | None,
-              state: State) -> dict[str, Setting]:
+              state: State, final: dict[str, Any] | None = None) -> dict[str, Setting]:
     if record is None:
         return {}
-    final = state.attrs(record.oid)
+    if final is None:
+        final = state.attrs(record.oid)
     initial = interp.snapshots.get(record.oid, final)
     writes: dict[str, list[Event]] = {}
-    logs = [e for e in state.events if e.kind == "log"]
-    for e in state.events:
+    events = list(state.events)
+    logs = [e for e in events if e.kind == "log"]
+    for e in events:
         if e.kind == "write" and e.oid == record.oid:
             writes.setdefault(e.attr, []).append(e)
     dests = {f.dest: f for f in inventory.flags}
@@ -222,7 +246,7 @@ def _text(message: Any) -> str | None:
 
 
 def _rejection(state: State, exc: Any) -> Rejection:
-    event = next((e for e in reversed(state.events) if e.kind == "raise"), None)
+    event = next((e for e in reversed(list(state.events)) if e.kind == "raise"), None)
     message = exc.message if isinstance(exc, ExcVal) else exc
     needs: list[str] = sorted(message.needs) if isinstance(message, Unknown) else []
     return Rejection(

@@ -1,9 +1,14 @@
-"""evaluate: one execution path's state (heap, locals, assumptions, events) and joins of paths."""
+"""evaluate: one execution path's state (heap, locals, assumptions, events) and joins of paths.
+
+Forks are cheap: heap dicts are shared until written (copy on write), events form
+a persistent chain shared with the parent, and every state remembers which heap
+objects it (or its ancestors) modified, so a join only compares those.
+"""
 
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import Any, Iterator
 
 from flagscan.evaluate.values import Unknown
 
@@ -26,31 +31,125 @@ class Event:
     message: Any = None
 
 
+class Chain:
+    """A persistent list of events: a new event links to the chain it extends."""
+
+    __slots__ = ("event", "prev", "depth")
+
+    def __init__(self, event: Event | None, prev: "Chain | None") -> None:
+        self.event = event
+        self.prev = prev
+        self.depth = 0 if prev is None else prev.depth + 1
+
+    def __iter__(self) -> Iterator[Event]:
+        items = []
+        node: Chain | None = self
+        while node is not None and node.event is not None:
+            items.append(node.event)
+            node = node.prev
+        return iter(reversed(items))
+
+
+EMPTY = Chain(None, None)
+
+
+def merge_chains(chains: list[Chain]) -> Chain:
+    """Events of every chain once, shared history first."""
+    first = chains[0]
+    if all(c is first for c in chains):
+        return first
+    base = first
+    for other in chains[1:]:
+        base = _common(base, other)
+    out = base
+    seen: set[int] = set()
+    for chain in chains:
+        part = []
+        node: Chain | None = chain
+        while node is not None and node is not base:
+            part.append(node.event)
+            node = node.prev
+        for event in reversed(part):
+            if event is not None and id(event) not in seen:
+                seen.add(id(event))
+                out = Chain(event, out)
+    return out
+
+
+def _common(a: Chain, b: Chain) -> Chain:
+    while a.depth > b.depth:
+        a = a.prev  # type: ignore[assignment]
+    while b.depth > a.depth:
+        b = b.prev  # type: ignore[assignment]
+    while a is not b:
+        if a.prev is None or b.prev is None:
+            return EMPTY
+        a, b = a.prev, b.prev
+    return a
+
+
 @dataclass(eq=False)
 class State:
     heap: dict[int, dict[str, Any]]
     locals: dict[str, Any]
     assumptions: tuple[str, ...] = ()
     conds: tuple[str, ...] = ()
-    events: list[Event] = field(default_factory=list)
+    chain: Chain = EMPTY
     owned: set[int] = field(default_factory=set)
     raised: list[tuple["State", Any]] = field(default_factory=list)
     function: str = "<module>"
+    # Mutable containers (lists, dicts, sets) this path may mutate in place; any
+    # other one is copied the first time this path reads it (copy on read), so
+    # that an append on one side of a fork never shows on the other.
+    owned_values: set[int] = field(default_factory=set)
+    # Heap objects written on this path since the last fork (what a join
+    # compares), and the sets of the enclosing fork levels: (set, outer).
+    modified: set[int] = field(default_factory=set)
+    outer: tuple | None = None
+
+    @property
+    def events(self) -> Iterator[Event]:
+        return iter(self.chain)
+
+    def add_event(self, event: Event) -> None:
+        self.chain = Chain(event, self.chain)
 
     def fork(self) -> "State":
         self.owned = set()  # every heap dict is now shared with the child
+        self.owned_values = set()
+        self.outer = (self.modified, self.outer)
+        self.modified = set()
         return State(dict(self.heap), dict(self.locals), self.assumptions, self.conds,
-                     list(self.events), set(), [], self.function)
+                     self.chain, set(), [], self.function, set(), set(), self.outer)
 
     def adopt(self, other: "State") -> None:
         self.heap, self.locals = other.heap, other.locals
         self.assumptions, self.conds = other.assumptions, other.conds
-        self.events, self.owned = other.events, other.owned
+        self.chain, self.owned = other.chain, other.owned
+        self.owned_values, self.modified = other.owned_values, other.modified
+        self.outer = other.outer
+
+    def all_modified(self) -> set[int]:
+        out = set(self.modified)
+        level = self.outer
+        while level is not None:
+            out |= level[0]
+            level = level[1]
+        return out
+
+    def own(self, value: Any) -> tuple[Any, bool]:
+        """(a container this path may mutate, whether it is a fresh copy)."""
+        if isinstance(value, (list, dict, set)) and id(value) not in self.owned_values:
+            value = value.copy()
+            self.owned_values.add(id(value))
+            return value, True
+        return value, False
 
     def attrs(self, oid: int) -> dict[str, Any]:
         return self.heap.setdefault(oid, {})
 
     def writable(self, oid: int) -> dict[str, Any]:
+        self.modified.add(oid)
         if oid not in self.owned:
             self.heap[oid] = dict(self.heap.get(oid, {}))
             self.owned.add(oid)
@@ -97,10 +196,18 @@ def join_states(states: list[State], why: str) -> State:
     if len(states) == 1:
         return states[0]
     base = states[0]
-    heap: dict[int, dict[str, Any]] = {}
-    for oid in set().union(*(s.heap.keys() for s in states)):
+    heap = dict(base.heap)
+    outer = base.outer
+    if all(s.outer is outer for s in states):
+        candidates: set[int] = set().union(*(s.modified for s in states))
+    else:  # paths from different fork levels (an early return): compare all they wrote
+        candidates = set().union(*(s.all_modified() for s in states))
+        outer = None
+    for oid in candidates:
         dicts = [s.heap.get(oid) for s in states]
         present = [d for d in dicts if d is not None]
+        if not present:
+            continue
         if all(d is present[0] for d in present):
             heap[oid] = present[0]
             continue
@@ -110,18 +217,21 @@ def join_states(states: list[State], why: str) -> State:
             merged[key] = join_values(vals, why)
         heap[oid] = merged
     local: dict[str, Any] = {}
-    for key in set().union(*(s.locals.keys() for s in states)):
-        vals = [s.locals.get(key, Unknown(f"{key} bound on one path only")) for s in states]
-        local[key] = join_values(vals, why)
+    first_locals = base.locals
+    if all(s.locals is first_locals for s in states):
+        local = first_locals
+    else:
+        for key in set().union(*(s.locals.keys() for s in states)):
+            vals = [s.locals.get(key, Unknown(f"{key} bound on one path only")) for s in states]
+            local[key] = join_values(vals, why)
     assumptions = _common_prefix([s.assumptions for s in states])
-    seen: set[int] = set()
-    events: list[Event] = []
-    for s in states:
-        for e in s.events:
-            if id(e) not in seen:
-                seen.add(id(e))
-                events.append(e)
-    return State(heap, local, assumptions, base.conds, events, set(), [], base.function)
+    chain = merge_chains([s.chain for s in states])
+    if outer is not None:
+        outer[0].update(candidates)  # back into the enclosing level's set
+        modified, outer = outer[0], outer[1]
+    else:
+        modified = candidates
+    return State(heap, local, assumptions, base.conds, chain, set(), [], base.function, set(), modified, outer)
 
 
 def _common_prefix(seqs: list[tuple[str, ...]]) -> tuple[str, ...]:

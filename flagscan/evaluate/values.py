@@ -119,6 +119,9 @@ class ClassVal:
     attrs: dict[str, Any] = field(default_factory=dict)
     is_dataclass: bool = False
     is_enum: bool = False
+    # Fields of a record built at run time (msgspec.defstruct): (name, spec).
+    value_fields: list[tuple[str, Any]] | None = None
+    field_types: dict[str, Any] = field(default_factory=dict)
 
     def mro(self) -> list["ClassVal"]:
         out: list[ClassVal] = [self]
@@ -136,13 +139,30 @@ class ClassVal:
         return False, None
 
     def dataclass_fields(self) -> list[tuple[str, Any]]:
-        """(name, default IR or None) for every field, bases first (dataclass order)."""
+        """(name, spec) for every field, bases first (dataclass order). spec is
+        ("ir", expr, class) for a declared default, ("value", v) / ("factory", f)
+        for a record built at run time, or None without a default."""
         out: dict[str, Any] = {}
         for cls in reversed(self.mro()):
-            if cls.ir is not None and (cls.is_dataclass or cls is self):
-                for name, default in cls.ir.get("fields", []):
-                    out[name] = (default, cls)
-        return [(n, d) for n, d in out.items()]
+            if cls.value_fields is not None:
+                for name, spec in cls.value_fields:
+                    out[name] = spec
+            elif cls.ir is not None and (cls.is_dataclass or cls is self):
+                for name, default, *_ in cls.ir.get("fields", []):
+                    out[name] = ("ir", default, cls) if default is not None else None
+        return list(out.items())
+
+    def annotations(self) -> list[tuple[str, Any, "ClassVal"]]:
+        """(name, annotation IR or None, declaring class), bases first."""
+        out: dict[str, Any] = {}
+        for cls in reversed(self.mro()):
+            if cls.value_fields is not None:
+                for name, _ in cls.value_fields:
+                    out.setdefault(name, (None, cls))
+            elif cls.ir is not None:
+                for name, _default, *ann in cls.ir.get("fields", []):
+                    out[name] = (ann[0] if ann else None, cls)
+        return [(n, a, c) for n, (a, c) in out.items()]
 
     def __repr__(self) -> str:
         return f"<class {self.module.name}.{self.name}>"
@@ -182,6 +202,22 @@ class ConfigView:
 
     def __repr__(self) -> str:
         return f"<config {self.origin}>"
+
+
+@dataclass(eq=False)
+class GenericAlias:
+    """`Optional[int]`, `A[str, Arg(...)]`, `list[int]`: an origin and its arguments."""
+
+    origin: Any
+    args: tuple
+
+
+@dataclass(eq=False)
+class Memo:
+    """A function under functools.cache / lru_cache: same arguments, same result."""
+
+    func: Any
+    cache: dict = field(default_factory=dict)
 
 
 @dataclass(eq=False)

@@ -16,8 +16,8 @@ from pathlib import Path
 from typing import Any
 
 from flagscan.evaluate.values import (
-    Builtin, ClassVal, ConfigView, External, FuncVal, LoggerVal, Obj, PartialVal, Unknown, has_unknown,
-    unknown_of,
+    Builtin, ClassVal, ConfigView, External, FuncVal, GenericAlias, LoggerVal, Memo, Obj, PartialVal,
+    Unknown, has_unknown, unknown_of,
 )
 from flagscan.hardware import GpuProfile
 from flagscan.ruledata import load
@@ -57,7 +57,7 @@ class World:
 
     def __post_init__(self) -> None:
         rules = load("world")
-        self.calls: dict[str, str] = {**rules["torch"], **rules["python"]}
+        self.calls: dict[str, str] = {**rules["torch"], **rules["python"], **rules.get("records", {})}
         self.values: dict[str, str] = rules["values"]
         self.sglang: dict[str, str] = rules["sglang"]
         self.packages: set[str] = set(rules["packages"].get(self.gpu.vendor, []))
@@ -73,8 +73,9 @@ class World:
         return External(path)
 
     def external_has(self, base: External, attr: str) -> Any:
-        if base.path == "torch" and attr in ("cuda", "version", "xpu", "hpu", "npu", "mps", "backends", "ops"):
-            return attr in ("cuda", "version", "backends", "ops", "xpu")
+        known = load("world").get("attributes", {}).get(base.path)
+        if known is not None:
+            return attr in known
         return Unknown(f"hasattr({base.path}, {attr!r})")
 
     def meaning_value(self, meaning: str, path: str) -> Any:
@@ -132,9 +133,14 @@ class World:
         if meaning == "partial":
             return PartialVal(args[0], tuple(args[1:]), dict(kwargs)) if args else Unknown("partial()")
         if meaning == "decorator":
+            memo = path.rsplit(".", 1)[-1] in ("lru_cache", "cache")
+
+            def apply(fn: Any) -> Any:
+                return Memo(fn) if memo and isinstance(fn, (FuncVal, PartialVal)) else fn
+
             if args and isinstance(args[0], (FuncVal, PartialVal, ClassVal)) and not kwargs:
-                return args[0]
-            return Builtin("decorator", lambda i, s, a, k, m, l: a[0] if a else None)
+                return apply(args[0])
+            return Builtin("decorator", lambda i, s, a, k, m, l: apply(a[0]) if a else None)
         if meaning == "logger":
             return LoggerVal(str(args[0]) if args else "root")
         if meaning == "log":
@@ -160,12 +166,38 @@ class World:
             return self._subprocess(args, kwargs, as_result=True)
         if meaning == "subprocess_output":
             return self._subprocess(args, kwargs, as_result=False)
-        if meaning == "fields":
+        if meaning in ("fields", "struct_fields"):
             target = args[0] if args else None
             cls = target.cls if isinstance(target, Obj) else target
             if isinstance(cls, ClassVal):
-                return [ConfigView({"name": n}, "field") for n, _ in cls.dataclass_fields()]
-            return Unknown("dataclasses.fields")
+                return [self._field_info(interp, state, n, spec, path) for n, spec in cls.dataclass_fields()]
+            return Unknown(f"{path}(...)")
+        if meaning == "struct_field":
+            return ConfigView(dict(kwargs), "msgspec.field")
+        if meaning == "defstruct":
+            return self._defstruct(interp, state, module, args, kwargs)
+        if meaning == "type_hints":
+            target = args[0] if args else None
+            if isinstance(target, ClassVal):
+                return self.type_hints(interp, state, target)
+            return Unknown("get_type_hints")
+        if meaning == "get_origin":
+            alias = args[0] if args else None
+            if isinstance(alias, GenericAlias):
+                origin = alias.origin
+                if isinstance(origin, External) and origin.path == "typing.Optional":
+                    return External("typing.Union")
+                if isinstance(origin, External) and origin.path in ("typing.List", "typing.Dict", "typing.Set", "typing.Tuple"):
+                    return interp.builtins.get(origin.path.split(".")[1].lower())
+                return origin
+            return None if not isinstance(alias, Unknown) else Unknown("get_origin")
+        if meaning == "get_args":
+            alias = args[0] if args else None
+            if isinstance(alias, GenericAlias):
+                if isinstance(alias.origin, External) and alias.origin.path == "typing.Optional":
+                    return (alias.args[0], External("builtins.NoneType"))
+                return tuple(External("builtins.NoneType") if a is None else a for a in alias.args)
+            return () if not isinstance(alias, Unknown) else Unknown("get_args")
         if meaning == "is_dataclass":
             target = args[0] if args else None
             cls = target.cls if isinstance(target, Obj) else target
@@ -188,6 +220,75 @@ class World:
             return PathView({"name": p.name, "suffix": p.suffix, "stem": p.stem, "parts": list(p.parts),
                              "_path": arg}, "path")
         return Unknown(f"{path}(...)")
+
+    def type_hints(self, interp, state, cls: ClassVal) -> dict[str, Any]:
+        """Annotations evaluated in the declaring class's module (typing.get_type_hints)."""
+        out: dict[str, Any] = {}
+        for name, ann, owner in cls.annotations():
+            if name in owner.field_types:
+                out[name] = owner.field_types[name]
+            elif ann is not None:
+                out[name] = interp.eval(ann, state, owner.module)
+            else:
+                out[name] = Unknown(f"annotation of {name}")
+        return out
+
+    def _field_info(self, interp, state, name: str, spec: Any, path: str) -> ConfigView:
+        """msgspec.structs.FieldInfo / dataclasses.Field: name, default, default_factory."""
+        missing = External("msgspec.NODEFAULT" if path.startswith("msgspec") else "dataclasses.MISSING")
+        info: dict[str, Any] = {"name": name, "default": missing, "default_factory": missing}
+        if spec is not None and spec[0] == "value":
+            info["default"] = spec[1]
+        elif spec is not None and spec[0] == "factory":
+            info["default_factory"] = spec[1]
+        elif spec is not None and spec[0] == "ir":
+            value = interp.eval(spec[1], state, spec[2].module)
+            if isinstance(value, ConfigView) and value.origin == "msgspec.field":
+                if "default" in value.data:
+                    info["default"] = value.data["default"]
+                if "default_factory" in value.data:
+                    info["default_factory"] = value.data["default_factory"]
+            elif spec[1][0] == "call" and spec[1][1][0] in ("n", "a") and (
+                    spec[1][1][-1] == "field"):
+                for key, expr in spec[1][3]:
+                    info[key] = interp.eval(expr, state, spec[2].module)
+            else:
+                info["default"] = value
+        return ConfigView(info, "field")
+
+    def _defstruct(self, interp, state, module, args, kwargs) -> Any:
+        """msgspec.defstruct(name, [(name, type[, default])...], namespace=..., bases=...)."""
+        if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], list):
+            return Unknown("msgspec.defstruct(...)")
+        fields: list[tuple[str, Any]] = []
+        types: dict[str, Any] = {}
+        for item in args[1]:
+            if isinstance(item, str):
+                fields.append((item, None))
+            elif isinstance(item, (tuple, list)) and item and isinstance(item[0], str):
+                if len(item) >= 2:
+                    types[item[0]] = item[1]
+                if len(item) >= 3:
+                    default = item[2]
+                    if isinstance(default, ConfigView) and default.origin == "msgspec.field":
+                        if "default_factory" in default.data:
+                            fields.append((item[0], ("factory", default.data["default_factory"])))
+                            continue
+                        default = default.data.get("default")
+                    fields.append((item[0], ("value", default)))
+                else:
+                    fields.append((item[0], None))
+            else:
+                return Unknown("msgspec.defstruct field")
+        namespace = kwargs.get("namespace") or {}
+        if not isinstance(namespace, dict):
+            return Unknown("msgspec.defstruct namespace")
+        cls = ClassVal(args[0], module, None, [External("msgspec.Struct")], dict(namespace),
+                       is_dataclass=True, value_fields=fields, field_types=types)
+        for value in cls.attrs.values():
+            if isinstance(value, FuncVal):
+                value.owner = cls
+        return cls
 
     def _subprocess(self, args, kwargs, as_result: bool) -> Any:
         """nvidia-smi queries answered from the GPU profile, as nvidia-smi prints them."""
@@ -281,6 +382,12 @@ class World:
         if attr in ("to_dict", "get"):
             data = view.data
             return Builtin(attr, lambda i, s, a, k, m, l: dict(data) if attr == "to_dict" else data.get(*a))
+        if attr == "get_text_config" and view.origin not in ("field", "path", "nvidia-smi", "command"):
+            # transformers: the text sub-config of a composite model, else the config itself.
+            names = load("world").get("model", {}).get("text_configs", [])
+            sub = next((view.data[n] for n in names if isinstance(view.data.get(n), dict)), None)
+            result = type(view)(sub, view.origin) if sub is not None else view
+            return Builtin(attr, lambda i, s, a, k, m, l: result)
         if isinstance(view, PartialConfig):
             return Unknown(f"config.json key {attr}", {"model"})
         if view.origin in ("device properties", "nvidia-smi", "field"):
@@ -289,6 +396,8 @@ class World:
 
     def config_has(self, view: ConfigView, attr: str) -> Any:
         if attr in view.data:
+            return True
+        if attr in ("to_dict", "get", "get_text_config") and view.origin not in ("field", "path", "command"):
             return True
         if isinstance(view, PartialConfig):
             return Unknown(f"config.json key {attr}", {"model"})

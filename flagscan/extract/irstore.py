@@ -57,22 +57,22 @@ class ModuleStore:
                 return module
             except (OSError, ValueError):
                 pass
-        module = self._lower(dotted, path)
+        module = self._lower(dotted, path, data)
         if module is not None and record is not None:
             self._store(record, module)
         return module
 
-    def _lower(self, dotted: str, path: Path) -> dict[str, Any] | None:
-        from flagscan.extract.lower import lower_module
-        from flagscan.extract.modules import SourceIndex
+    def _lower(self, dotted: str, path: Path, data: bytes) -> dict[str, Any] | None:
+        from flagscan.extract.lower import LowerError, lower_source
 
-        index = SourceIndex(self.root)
-        info = index.module(dotted)
-        if info is None:
-            self.failed[path.relative_to(self.root).as_posix()] = index.failures.get(dotted, "unreadable")
+        relpath = path.relative_to(self.root).as_posix()
+        try:
+            module = lower_source(data.decode("utf-8"), dotted, relpath, path.name == "__init__.py")
+        except (LowerError, UnicodeDecodeError) as exc:
+            self.failed[relpath] = str(exc)
             return None
-        self.parsed.append(info.relpath)
-        return lower_module(info)
+        self.parsed.append(relpath)
+        return module
 
     def _record_path(self, key: str) -> Path | None:
         if self.dir is None:

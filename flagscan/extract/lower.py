@@ -1,355 +1,285 @@
-"""extract: lower a libcst module to the JSON IR of flagscan/facts/ir.py."""
+"""extract: lower a Python module to the JSON IR of flagscan/facts/ir.py.
+
+Lowering reads Python's own `ast` rather than libcst: the IR needs statement
+lines and condition text, which `ast` gives at a fraction of libcst's parse and
+position-metadata cost (the whole-tree analyses lower hundreds of modules).
+libcst stays where formatting-exact positions of flags matter (the inventory).
+"""
 
 from __future__ import annotations
 
+import ast
 from typing import Any
 
-import libcst as cst
-
-from flagscan.extract.modules import ModuleInfo, _absolute, _dotted
-
 _BINOP = {
-    cst.Add: "+", cst.Subtract: "-", cst.Multiply: "*", cst.Divide: "/", cst.FloorDivide: "//",
-    cst.Modulo: "%", cst.Power: "**", cst.BitOr: "|", cst.BitAnd: "&", cst.BitXor: "^",
-    cst.LeftShift: "<<", cst.RightShift: ">>", cst.MatrixMultiply: "@",
-}
-_AUGOP = {
-    cst.AddAssign: "+", cst.SubtractAssign: "-", cst.MultiplyAssign: "*", cst.DivideAssign: "/",
-    cst.FloorDivideAssign: "//", cst.ModuloAssign: "%", cst.PowerAssign: "**", cst.BitOrAssign: "|",
-    cst.BitAndAssign: "&", cst.BitXorAssign: "^", cst.LeftShiftAssign: "<<", cst.RightShiftAssign: ">>",
+    ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",
+    ast.Pow: "**", ast.BitOr: "|", ast.BitAnd: "&", ast.BitXor: "^", ast.LShift: "<<",
+    ast.RShift: ">>", ast.MatMult: "@",
 }
 _CMPOP = {
-    cst.Equal: "==", cst.NotEqual: "!=", cst.LessThan: "<", cst.LessThanEqual: "<=",
-    cst.GreaterThan: ">", cst.GreaterThanEqual: ">=", cst.In: "in", cst.NotIn: "notin",
-    cst.Is: "is", cst.IsNot: "isnot",
+    ast.Eq: "==", ast.NotEq: "!=", ast.Lt: "<", ast.LtE: "<=", ast.Gt: ">", ast.GtE: ">=",
+    ast.In: "in", ast.NotIn: "notin", ast.Is: "is", ast.IsNot: "isnot",
 }
-_UNOP = {cst.Not: "not", cst.Minus: "-", cst.Plus: "+", cst.BitInvert: "~"}
+_UNOP = {ast.Not: "not", ast.USub: "-", ast.UAdd: "+", ast.Invert: "~"}
+
+
+class LowerError(Exception):
+    """The module does not parse."""
+
+
+def _text(node: ast.AST) -> str:
+    try:
+        return ast.unparse(node)
+    except Exception:  # pragma: no cover - unparse handles every parsed node
+        return "<expr>"
+
+
+def _absolute(module: str, package: str, level: int) -> str:
+    if level == 0:
+        return module
+    parts = package.split(".")
+    if level > 1:
+        parts = parts[: len(parts) - (level - 1)]
+    base = ".".join(parts)
+    return f"{base}.{module}" if module else base
 
 
 class Lowerer:
-    def __init__(self, info: ModuleInfo) -> None:
-        self.info = info
+    def __init__(self, name: str, path: str, is_package: bool) -> None:
+        self.name = name
+        self.path = path
+        self.package = name if is_package else name.rpartition(".")[0]
 
-    # -- module ---------------------------------------------------------------
-    def module(self) -> dict[str, Any]:
-        return {"name": self.info.name, "path": self.info.relpath,
-                "body": self.block(self.info.tree.body)}
+    def module(self, tree: ast.Module) -> dict[str, Any]:
+        return {"name": self.name, "path": self.path, "body": self.block(tree.body)}
 
-    def block(self, body) -> list[Any]:
+    def block(self, body: list[ast.stmt]) -> list[Any]:
         out: list[Any] = []
         for stmt in body:
             out.extend(self.stmt(stmt))
         return out
 
-    def suite(self, suite: cst.BaseSuite) -> list[Any]:
-        if isinstance(suite, cst.IndentedBlock):
-            return self.block(suite.body)
-        return self.block([suite]) if not isinstance(suite, cst.SimpleStatementSuite) else \
-            [s for small in suite.body for s in self.small(small)]
-
-    def line(self, node: cst.CSTNode) -> int:
-        return self.info.line(node)
-
-    def text(self, node: cst.CSTNode) -> str:
-        """Source text on one line (conditions and messages are shown inline)."""
-        text = " ".join(self.info.code(node).split())
-        return text.replace("( ", "(").replace(" )", ")").replace("[ ", "[").replace(", ]", "]").replace(" ]", "]")
-
-    # -- statements -----------------------------------------------------------
-    def stmt(self, node: cst.CSTNode) -> list[Any]:
-        if isinstance(node, cst.SimpleStatementLine):
-            return [s for small in node.body for s in self.small(small, node)]
-        line = self.line(node)
-        if isinstance(node, cst.If):
-            orelse: list[Any] = []
-            if isinstance(node.orelse, cst.If):
-                orelse = self.stmt(node.orelse)
-            elif node.orelse is not None:
-                orelse = self.suite(node.orelse.body)
-            return [["if", line, self.expr(node.test), self.suite(node.body), orelse, self.text(node.test)]]
-        if isinstance(node, cst.FunctionDef):
+    # -- statements -------------------------------------------------------------
+    def stmt(self, node: ast.stmt) -> list[Any]:
+        line = node.lineno
+        if isinstance(node, ast.If):
+            return [["if", line, self.expr(node.test), self.block(node.body), self.block(node.orelse), _text(node.test)]]
+        if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return [["def", line, self.function(node)]]
-        if isinstance(node, cst.ClassDef):
+        if isinstance(node, ast.ClassDef):
             return [["class", line, self.klass(node)]]
-        if isinstance(node, cst.For):
-            orelse = self.suite(node.orelse.body) if node.orelse else []
-            return [["for", line, self.target(node.target), self.expr(node.iter), self.suite(node.body), orelse]]
-        if isinstance(node, cst.While):
-            return [["while", line, self.expr(node.test), self.suite(node.body)]]
-        if isinstance(node, cst.Try):
-            handlers = []
-            for h in node.handlers:
-                name = h.name.name.value if h.name and isinstance(h.name.name, cst.Name) else None
-                handlers.append([self.expr(h.type) if h.type else None, name, self.suite(h.body)])
-            orelse = self.suite(node.orelse.body) if node.orelse else []
-            final = self.suite(node.finalbody.body) if node.finalbody else []
-            return [["try", line, self.suite(node.body), handlers, orelse, final]]
-        if isinstance(node, cst.With):
-            items = [[self.expr(i.item), self.target(i.asname.name) if i.asname else None] for i in node.items]
-            return [["with", line, items, self.suite(node.body)]]
-        return [["unk", line, self.text(node)[:200]]]
-
-    def small(self, node: cst.BaseSmallStatement, parent: cst.CSTNode | None = None) -> list[Any]:
-        line = self.line(parent if parent is not None else node) or self.line(node)
-        if isinstance(node, cst.Assign):
-            return [["assign", line, [self.target(t.target) for t in node.targets], self.expr(node.value)]]
-        if isinstance(node, cst.AnnAssign):
+        if isinstance(node, (ast.For, ast.AsyncFor)):
+            return [["for", line, self.target(node.target), self.expr(node.iter), self.block(node.body),
+                     self.block(node.orelse)]]
+        if isinstance(node, ast.While):
+            return [["while", line, self.expr(node.test), self.block(node.body)]]
+        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+            handlers = [[self.expr(h.type) if h.type is not None else None, h.name, self.block(h.body)]
+                        for h in node.handlers]
+            return [["try", line, self.block(node.body), handlers, self.block(node.orelse), self.block(node.finalbody)]]
+        if isinstance(node, (ast.With, ast.AsyncWith)):
+            items = [[self.expr(i.context_expr), self.target(i.optional_vars) if i.optional_vars else None]
+                     for i in node.items]
+            return [["with", line, items, self.block(node.body)]]
+        if isinstance(node, ast.Assign):
+            return [["assign", line, [self.target(t) for t in node.targets], self.expr(node.value)]]
+        if isinstance(node, ast.AnnAssign):
             if node.value is None:
                 return []
             return [["assign", line, [self.target(node.target)], self.expr(node.value)]]
-        if isinstance(node, cst.AugAssign):
-            return [["aug", line, self.target(node.target), _AUGOP.get(type(node.operator), "?"), self.expr(node.value)]]
-        if isinstance(node, cst.Expr):
+        if isinstance(node, ast.AugAssign):
+            return [["aug", line, self.target(node.target), _BINOP.get(type(node.op), "?"), self.expr(node.value)]]
+        if isinstance(node, ast.Expr):
             return [["expr", line, self.expr(node.value)]]
-        if isinstance(node, cst.Return):
+        if isinstance(node, ast.Return):
             return [["ret", line, self.expr(node.value) if node.value is not None else None]]
-        if isinstance(node, cst.Raise):
+        if isinstance(node, ast.Raise):
             return [["raise", line, self.expr(node.exc) if node.exc is not None else None]]
-        if isinstance(node, cst.Assert):
+        if isinstance(node, ast.Assert):
             msg = self.expr(node.msg) if node.msg is not None else None
-            return [["assert", line, self.expr(node.test), msg, self.text(node.test)]]
-        if isinstance(node, cst.Pass):
+            return [["assert", line, self.expr(node.test), msg, _text(node.test)]]
+        if isinstance(node, ast.Pass):
             return [["pass", line]]
-        if isinstance(node, cst.Break):
+        if isinstance(node, ast.Break):
             return [["break", line]]
-        if isinstance(node, cst.Continue):
+        if isinstance(node, ast.Continue):
             return [["continue", line]]
-        if isinstance(node, cst.Del):
+        if isinstance(node, ast.Delete):
             return [["del", line]]
-        if isinstance(node, (cst.Global, cst.Nonlocal)):
+        if isinstance(node, (ast.Global, ast.Nonlocal)):
             return [["pass", line]]
-        if isinstance(node, cst.ImportFrom):
-            module = _absolute(_dotted(node.module), self.info.package, len(node.relative))
-            if isinstance(node.names, cst.ImportStar):
+        if isinstance(node, ast.ImportFrom):
+            module = _absolute(node.module or "", self.package, node.level or 0)
+            if any(a.name == "*" for a in node.names):
                 return [["import", line, [["*", module, "*"]]]]
+            return [["import", line, [[a.asname or a.name, module, a.name] for a in node.names]]]
+        if isinstance(node, ast.Import):
             names = []
-            for alias in node.names:
-                local = alias.asname.name.value if alias.asname else _dotted(alias.name)
-                names.append([local, module, _dotted(alias.name)])
-            return [["import", line, names]]
-        if isinstance(node, cst.Import):
-            names = []
-            for alias in node.names:
-                full = _dotted(alias.name)
-                if alias.asname:
-                    names.append([alias.asname.name.value, full, None])
+            for a in node.names:
+                if a.asname:
+                    names.append([a.asname, a.name, None])
                 else:
-                    names.append([full.split(".")[0], full.split(".")[0], None])
+                    head = a.name.split(".")[0]
+                    names.append([head, head, None])
             return [["import", line, names]]
-        return [["unk", line, self.text(node)[:200]]]
+        return [["unk", line, _text(node)[:200]]]
 
-    def target(self, node: cst.BaseExpression) -> Any:
-        if isinstance(node, (cst.Tuple, cst.List)):
-            return ["tuple", [self.target(e.value) for e in node.elements]]
-        if isinstance(node, cst.StarredElement):
+    def target(self, node: ast.expr) -> Any:
+        if isinstance(node, (ast.Tuple, ast.List)):
+            return ["tuple", [self.target(e) for e in node.elts]]
+        if isinstance(node, ast.Starred):
             return self.target(node.value)
         return self.expr(node)
 
-    def function(self, node: cst.FunctionDef, owner: str | None = None) -> dict[str, Any]:
-        p = node.params
+    def _params(self, args: ast.arguments) -> list[Any]:
         params: list[Any] = []
-        for param in list(p.posonly_params) + list(p.params):
-            params.append([param.name.value, self.expr(param.default) if param.default else None, "pos"])
-        if isinstance(p.star_arg, cst.Param):
-            params.append([p.star_arg.name.value, None, "*"])
-        for param in p.kwonly_params:
-            params.append([param.name.value, self.expr(param.default) if param.default else None, "kw"])
-        if p.star_kwarg is not None:
-            params.append([p.star_kwarg.name.value, None, "**"])
+        positional = list(args.posonlyargs) + list(args.args)
+        defaults = [None] * (len(positional) - len(args.defaults)) + list(args.defaults)
+        for a, d in zip(positional, defaults):
+            params.append([a.arg, self.expr(d) if d is not None else None, "pos"])
+        if args.vararg is not None:
+            params.append([args.vararg.arg, None, "*"])
+        for a, d in zip(args.kwonlyargs, args.kw_defaults):
+            params.append([a.arg, self.expr(d) if d is not None else None, "kw"])
+        if args.kwarg is not None:
+            params.append([args.kwarg.arg, None, "**"])
+        return params
+
+    def function(self, node, owner: str | None = None) -> dict[str, Any]:
         return {
-            "name": node.name.value,
-            "line": self.line(node),
-            "params": params,
-            "body": self.suite(node.body),
-            "decorators": [self.expr(d.decorator) for d in node.decorators],
+            "name": node.name,
+            "line": node.lineno,
+            "params": self._params(node.args),
+            "body": self.block(node.body),
+            "decorators": [self.expr(d) for d in node.decorator_list],
             "owner": owner,
         }
 
-    def klass(self, node: cst.ClassDef) -> dict[str, Any]:
+    def klass(self, node: ast.ClassDef) -> dict[str, Any]:
         body: list[Any] = []
         fields: list[Any] = []
-        inner = node.body.body if isinstance(node.body, cst.IndentedBlock) else []
-        for stmt in inner:
-            if isinstance(stmt, cst.SimpleStatementLine):
-                for small in stmt.body:
-                    if isinstance(small, cst.AnnAssign) and isinstance(small.target, cst.Name):
-                        ann = self.text(small.annotation.annotation)
-                        if not ann.startswith("ClassVar"):
-                            fields.append([small.target.value,
-                                           self.expr(small.value) if small.value is not None else None])
-            if isinstance(stmt, cst.FunctionDef):
-                body.append(["def", self.line(stmt), self.function(stmt, node.name.value)])
+        for stmt in node.body:
+            if isinstance(stmt, ast.AnnAssign) and isinstance(stmt.target, ast.Name):
+                if not _text(stmt.annotation).startswith("ClassVar"):
+                    fields.append([stmt.target.id, self.expr(stmt.value) if stmt.value is not None else None,
+                                   self.expr(stmt.annotation)])
+            if isinstance(stmt, (ast.FunctionDef, ast.AsyncFunctionDef)):
+                body.append(["def", stmt.lineno, self.function(stmt, node.name)])
             else:
                 body.extend(self.stmt(stmt))
         return {
-            "name": node.name.value,
-            "line": self.line(node),
-            "bases": [self.expr(b.value) for b in node.bases],
+            "name": node.name,
+            "line": node.lineno,
+            "bases": [self.expr(b) for b in node.bases],
             "fields": fields,
             "body": body,
-            "decorators": [self.expr(d.decorator) for d in node.decorators],
+            "decorators": [self.expr(d) for d in node.decorator_list],
         }
 
-    # -- expressions ----------------------------------------------------------
-    def expr(self, node: cst.BaseExpression) -> Any:
+    # -- expressions --------------------------------------------------------------
+    def expr(self, node: ast.expr) -> Any:
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
-            return ["unk", self.text(node)[:200]]
-        try:
-            return method(node)
-        except Exception:  # an exotic literal: keep the text, never fail the module
-            return ["unk", self.text(node)[:200]]
+            return ["unk", _text(node)[:200]]
+        return method(node)
 
-    def _Name(self, node: cst.Name) -> Any:
-        if node.value in ("True", "False", "None"):
-            return ["c", {"True": True, "False": False, "None": None}[node.value]]
-        return ["n", node.value]
-
-    def _Integer(self, node: cst.Integer) -> Any:
-        return ["c", node.evaluated_value]
-
-    def _Float(self, node: cst.Float) -> Any:
-        value = node.evaluated_value
-        return ["c", value] if value == value and value not in (float("inf"), float("-inf")) else ["unk", node.value]
-
-    def _Imaginary(self, node: cst.Imaginary) -> Any:
-        return ["unk", node.value]
-
-    def _SimpleString(self, node: cst.SimpleString) -> Any:
-        value = node.evaluated_value
-        if isinstance(value, bytes):
-            return ["unk", node.value[:200]]
+    def _Constant(self, node: ast.Constant) -> Any:
+        value = node.value
+        if value is Ellipsis:
+            return ["c", None]
+        if isinstance(value, (bytes, complex)):
+            return ["unk", _text(node)[:200]]
+        if isinstance(value, float) and (value != value or value in (float("inf"), float("-inf"))):
+            return ["unk", _text(node)]
         return ["c", value]
 
-    def _ConcatenatedString(self, node: cst.ConcatenatedString) -> Any:
-        left, right = self.expr(node.left), self.expr(node.right)
-        return ["bin", "+", left, right]
+    def _Name(self, node: ast.Name) -> Any:
+        return ["n", node.id]
 
-    def _FormattedString(self, node: cst.FormattedString) -> Any:
-        parts: list[Any] = []
-        for part in node.parts:
-            if isinstance(part, cst.FormattedStringText):
-                parts.append(part.value)
-            else:
-                conv = part.conversion
-                if part.equal is not None:
-                    parts.append(self.text(part.expression) + "=")
-                    conv = conv or "r"
-                parts.append(["fv", self.expr(part.expression), conv])
-        return ["fstr", parts]
+    def _Attribute(self, node: ast.Attribute) -> Any:
+        return ["a", self.expr(node.value), node.attr]
 
-    def _Attribute(self, node: cst.Attribute) -> Any:
-        return ["a", self.expr(node.value), node.attr.value]
-
-    def _Call(self, node: cst.Call) -> Any:
-        args: list[Any] = []
-        kwargs: list[Any] = []
-        for a in node.args:
-            if a.keyword is not None:
-                kwargs.append([a.keyword.value, self.expr(a.value)])
-            elif a.star == "**":
-                kwargs.append(["**", self.expr(a.value)])
-            elif a.star == "*":
-                args.append(["*", self.expr(a.value)])
-            else:
-                args.append(self.expr(a.value))
+    def _Call(self, node: ast.Call) -> Any:
+        args = [["*", self.expr(a.value)] if isinstance(a, ast.Starred) else self.expr(a) for a in node.args]
+        kwargs = [[k.arg if k.arg is not None else "**", self.expr(k.value)] for k in node.keywords]
         return ["call", self.expr(node.func), args, kwargs]
 
-    def _BinaryOperation(self, node: cst.BinaryOperation) -> Any:
-        return ["bin", _BINOP.get(type(node.operator), "?"), self.expr(node.left), self.expr(node.right)]
+    def _BinOp(self, node: ast.BinOp) -> Any:
+        return ["bin", _BINOP.get(type(node.op), "?"), self.expr(node.left), self.expr(node.right)]
 
-    def _BooleanOperation(self, node: cst.BooleanOperation) -> Any:
-        op = "and" if isinstance(node.operator, cst.And) else "or"
-        operands: list[Any] = []
-        for side in (node.left, node.right):
-            lowered = self.expr(side)
-            if isinstance(side, cst.BooleanOperation) and not side.lpar and lowered[1] == op:
-                operands.extend(lowered[2])
-            else:
-                operands.append(lowered)
-        return ["bool", op, operands]
+    def _BoolOp(self, node: ast.BoolOp) -> Any:
+        return ["bool", "and" if isinstance(node.op, ast.And) else "or", [self.expr(v) for v in node.values]]
 
-    def _Comparison(self, node: cst.Comparison) -> Any:
+    def _Compare(self, node: ast.Compare) -> Any:
         return ["cmp", self.expr(node.left),
-                [[_CMPOP[type(c.operator)], self.expr(c.comparator)] for c in node.comparisons]]
+                [[_CMPOP[type(op)], self.expr(c)] for op, c in zip(node.ops, node.comparators)]]
 
-    def _UnaryOperation(self, node: cst.UnaryOperation) -> Any:
-        return ["un", _UNOP[type(node.operator)], self.expr(node.expression)]
+    def _UnaryOp(self, node: ast.UnaryOp) -> Any:
+        return ["un", _UNOP[type(node.op)], self.expr(node.operand)]
 
-    def _IfExp(self, node: cst.IfExp) -> Any:
+    def _IfExp(self, node: ast.IfExp) -> Any:
         return ["ifx", self.expr(node.test), self.expr(node.body), self.expr(node.orelse)]
 
-    def _Subscript(self, node: cst.Subscript) -> Any:
-        if len(node.slice) != 1:
-            return ["sub", self.expr(node.value), ["tuple", [self._slice(s.slice) for s in node.slice]]]
-        return ["sub", self.expr(node.value), self._slice(node.slice[0].slice)]
+    def _Subscript(self, node: ast.Subscript) -> Any:
+        return ["sub", self.expr(node.value), self._index(node.slice)]
 
-    def _slice(self, s) -> Any:
-        if isinstance(s, cst.Index):
-            return self.expr(s.value)
-        return ["slice", *(self.expr(x) if x is not None else None for x in (s.lower, s.upper, s.step))]
+    def _index(self, node: ast.expr) -> Any:
+        if isinstance(node, ast.Slice):
+            return ["slice", *(self.expr(x) if x is not None else None for x in (node.lower, node.upper, node.step))]
+        if isinstance(node, ast.Tuple) and any(isinstance(e, ast.Slice) for e in node.elts):
+            return ["tuple", [self._index(e) for e in node.elts]]
+        return self.expr(node)
 
-    def _elements(self, elements) -> list[Any]:
-        out = []
-        for e in elements:
-            if isinstance(e, cst.StarredElement):
-                out.append(["*", self.expr(e.value)])
-            else:
-                out.append(self.expr(e.value))
-        return out
+    def _elements(self, elts) -> list[Any]:
+        return [["*", self.expr(e.value)] if isinstance(e, ast.Starred) else self.expr(e) for e in elts]
 
-    def _List(self, node: cst.List) -> Any:
-        return ["list", self._elements(node.elements)]
+    def _List(self, node: ast.List) -> Any:
+        return ["list", self._elements(node.elts)]
 
-    def _Tuple(self, node: cst.Tuple) -> Any:
-        return ["tuple", self._elements(node.elements)]
+    def _Tuple(self, node: ast.Tuple) -> Any:
+        return ["tuple", self._elements(node.elts)]
 
-    def _Set(self, node: cst.Set) -> Any:
-        return ["set", self._elements(node.elements)]
+    def _Set(self, node: ast.Set) -> Any:
+        return ["set", self._elements(node.elts)]
 
-    def _Dict(self, node: cst.Dict) -> Any:
-        items = []
-        for e in node.elements:
-            if isinstance(e, cst.StarredDictElement):
-                items.append([None, self.expr(e.value)])
-            else:
-                items.append([self.expr(e.key), self.expr(e.value)])
-        return ["dict", items]
+    def _Dict(self, node: ast.Dict) -> Any:
+        return ["dict", [[self.expr(k) if k is not None else None, self.expr(v)] for k, v in zip(node.keys, node.values)]]
 
-    def _generators(self, for_in: cst.CompFor) -> list[Any]:
-        gens = []
-        while for_in is not None:
-            gens.append([self.target(for_in.target), self.expr(for_in.iter), [self.expr(i.test) for i in for_in.ifs]])
-            for_in = for_in.inner_for_in
-        return gens
+    def _JoinedStr(self, node: ast.JoinedStr) -> Any:
+        parts: list[Any] = []
+        for value in node.values:
+            if isinstance(value, ast.Constant):
+                parts.append(str(value.value))
+            elif isinstance(value, ast.FormattedValue):
+                conv = {115: "s", 114: "r", 97: "a"}.get(value.conversion)
+                parts.append(["fv", self.expr(value.value), conv])
+        return ["fstr", parts]
 
-    def _ListComp(self, node: cst.ListComp) -> Any:
-        return ["comp", "list", self.expr(node.elt), self._generators(node.for_in)]
+    def _generators(self, gens) -> list[Any]:
+        return [[self.target(g.target), self.expr(g.iter), [self.expr(i) for i in g.ifs]] for g in gens]
 
-    def _SetComp(self, node: cst.SetComp) -> Any:
-        return ["comp", "set", self.expr(node.elt), self._generators(node.for_in)]
+    def _ListComp(self, node: ast.ListComp) -> Any:
+        return ["comp", "list", self.expr(node.elt), self._generators(node.generators)]
 
-    def _GeneratorExp(self, node: cst.GeneratorExp) -> Any:
-        return ["comp", "gen", self.expr(node.elt), self._generators(node.for_in)]
+    def _SetComp(self, node: ast.SetComp) -> Any:
+        return ["comp", "set", self.expr(node.elt), self._generators(node.generators)]
 
-    def _DictComp(self, node: cst.DictComp) -> Any:
-        return ["comp", "dict", [self.expr(node.key), self.expr(node.value)], self._generators(node.for_in)]
+    def _GeneratorExp(self, node: ast.GeneratorExp) -> Any:
+        return ["comp", "gen", self.expr(node.elt), self._generators(node.generators)]
 
-    def _Lambda(self, node: cst.Lambda) -> Any:
-        params = [[p.name.value, self.expr(p.default) if p.default else None, "pos"] for p in node.params.params]
-        return ["lambda", params, self.expr(node.body)]
+    def _DictComp(self, node: ast.DictComp) -> Any:
+        return ["comp", "dict", [self.expr(node.key), self.expr(node.value)], self._generators(node.generators)]
 
-    def _NamedExpr(self, node: cst.NamedExpr) -> Any:
-        if isinstance(node.target, cst.Name):
-            return ["walrus", node.target.value, self.expr(node.value)]
-        return ["unk", self.text(node)]
+    def _Lambda(self, node: ast.Lambda) -> Any:
+        return ["lambda", self._params(node.args), self.expr(node.body)]
 
-    def _Ellipsis(self, node: cst.Ellipsis) -> Any:
-        return ["c", None]
-
-    def _Await(self, node: cst.Await) -> Any:
-        return ["unk", self.text(node)[:200]]
+    def _NamedExpr(self, node: ast.NamedExpr) -> Any:
+        return ["walrus", node.target.id, self.expr(node.value)]
 
 
-def lower_module(info: ModuleInfo) -> dict[str, Any]:
-    return Lowerer(info).module()
+def lower_source(source: str, name: str, path: str, is_package: bool) -> dict[str, Any]:
+    try:
+        tree = ast.parse(source)
+    except (SyntaxError, ValueError) as exc:
+        raise LowerError(f"{path}: {type(exc).__name__}: {exc}") from exc
+    return Lowerer(name, path, is_package).module(tree)

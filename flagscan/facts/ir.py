@@ -42,8 +42,8 @@ Statements
 
 FUNC  = {"name", "line", "params": [[name, default|None, kind]], "body", "decorators", "owner"}
         kind: "pos" | "kw" | "*" | "**"
-CLASS = {"name", "line", "bases": [expr...], "fields": [[name, default|None]...], "body": [stmt...],
-         "decorators"}   fields: annotated class-body names in order (dataclass fields)
+CLASS = {"name", "line", "bases": [expr...], "fields": [[name, default|None, annotation]...],
+         "body": [stmt...], "decorators"}   fields: annotated class-body names in order (dataclass fields)
 MODULE = {"name", "path", "body": [stmt...]}
 """
 
