@@ -1,0 +1,242 @@
+"""extract: runtime reads of settings across a whole SGLang tree, cached per file content hash.
+
+Cold analysis: every `.py` file under `sglang/` is prefiltered on its bytes
+(rules/reads.toml `prefilter`), the survivors are parsed with `ast`, lowered
+to the IR and walked in a pool of worker processes; each file's facts and IR
+are stored under `<cache>/facts/reads/` and `<cache>/facts/ir-ast/` keyed by
+the file's sha256 and flagscan's extractor version, so a neighbouring release
+re-parses only the files that changed. A whole-tree index (keyed by the
+files' sizes and mtimes) makes a warm run a single file read.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import re
+import tempfile
+from concurrent.futures import ProcessPoolExecutor
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any, Callable, Iterable
+
+from flagscan.extract.cache import code_version
+from flagscan.facts.reads import FileFacts
+
+WORKERS = 2
+_IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+
+@dataclass(slots=True)
+class TreeReads:
+    """Facts of every analysed file of one tree."""
+
+    files: dict[str, FileFacts]                      # relpath -> facts (runtime and resolution files)
+    roles: dict[str, str]                            # relpath -> runtime | resolution
+    skipped: dict[str, str] = field(default_factory=dict)   # relpath -> why it could not be parsed
+    parsed: list[str] = field(default_factory=list)  # relpaths parsed in this run (cold work)
+    names: dict[str, list[str]] = field(default_factory=dict)  # identifier -> relpaths mentioning it (callers)
+    key: str = ""
+
+    def to_json(self) -> dict[str, Any]:
+        callees = set(self.names)
+        return {"files": {p: f.to_json(callees) for p, f in self.files.items()}, "roles": self.roles,
+                "skipped": self.skipped, "names": self.names, "key": self.key}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "TreeReads":
+        return cls({p: FileFacts.from_json(f) for p, f in data["files"].items()}, data["roles"],
+                   data["skipped"], [], data["names"], data["key"])
+
+
+def _module_name(relpath: str) -> str:
+    name = relpath[:-3].replace("/", ".")
+    return name[: -len(".__init__")] if name.endswith(".__init__") else name
+
+
+def _atomic_write(path: Path, payload: Any) -> None:
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            json.dump(payload, fh, separators=(",", ":"))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs speed
+
+
+def _read_json(path: Path | None) -> Any:
+    if path is None:
+        return None
+    try:
+        with open(path, encoding="utf-8") as fh:
+            return json.load(fh)
+    except (OSError, ValueError):
+        return None
+
+
+def ir_record(cache_dir: Path | None, digest: str) -> Path | None:
+    if cache_dir is None:
+        return None
+    return Path(cache_dir) / "facts" / "ir-ast" / code_version() / digest[:2] / f"{digest}.json"
+
+
+def _facts_record(cache_dir: Path | None, digest: str, role: str) -> Path | None:
+    if cache_dir is None:
+        return None
+    return Path(cache_dir) / "facts" / "reads" / code_version() / digest[:2] / f"{digest}-{role}.json"
+
+
+def _extract_one(task: tuple[str, str, str, str, str | None]) -> tuple[str, dict[str, Any] | None, str | None]:
+    """Worker: (root, relpath, digest, role, cache_dir) -> (relpath, facts json, parse error)."""
+    from flagscan.extract.reads_lower import lower_source
+    from flagscan.extract.reads_walk import Idioms, walk_module
+
+    root, relpath, digest, role, cache = task
+    cache_dir = Path(cache) if cache else None
+    try:
+        source = (Path(root) / relpath).read_bytes().decode("utf-8")
+        ir = lower_source(_module_name(relpath), relpath, source)
+    except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, OSError) as exc:
+        reason = f"{type(exc).__name__}: {getattr(exc, 'msg', None) or exc}"
+        if isinstance(exc, SyntaxError) and exc.lineno:
+            reason += f" (line {exc.lineno})"
+        return relpath, None, reason
+    record = ir_record(cache_dir, digest)
+    if record is not None:
+        _atomic_write(record, {"body": ir["body"]})
+    facts = walk_module(ir, _idioms(Idioms), resolution=role == "resolution").to_json()
+    facts_path = _facts_record(cache_dir, digest, role)
+    if facts_path is not None:
+        _atomic_write(facts_path, facts)
+    return relpath, facts, None
+
+
+_IDIOMS = None
+
+
+def _idioms(cls):
+    global _IDIOMS
+    if _IDIOMS is None:
+        _IDIOMS = cls.from_rules()
+    return _IDIOMS
+
+
+def _listing(root: Path) -> list[tuple[str, os.stat_result]]:
+    base = root / "sglang"
+    out = []
+    for dirpath, dirnames, filenames in os.walk(base):
+        dirnames.sort()
+        for name in sorted(filenames):
+            if name.endswith(".py"):
+                full = os.path.join(dirpath, name)
+                try:
+                    out.append((os.path.relpath(full, root).replace(os.sep, "/"), os.stat(full)))
+                except OSError:
+                    continue
+    return out
+
+
+def load_reads(root: Path, cache_dir: Path | None = None, *, workers: int = WORKERS,
+               progress: Callable[[Iterable[Any], int], Any] | None = None,
+               names_of_interest: Callable[[dict[str, FileFacts]], set[str]] | None = None) -> TreeReads:
+    """The read facts of the tree under `root` (which contains `sglang/`)."""
+    from flagscan.extract.reads_walk import Idioms
+
+    root = Path(root)
+    idioms = _idioms(Idioms)
+    listing = _listing(root)
+    h = hashlib.sha256(code_version().encode())
+    for rel, st in listing:
+        h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    key = h.hexdigest()[:32]
+    index_path = Path(cache_dir) / "facts" / "reads-index" / f"{key}.json" if cache_dir is not None else None
+    cached = _read_json(index_path)
+    if isinstance(cached, dict) and cached.get("key") == key:
+        return TreeReads.from_json(cached)
+
+    tasks: list[tuple[str, str, str, str, str | None]] = []
+    files: dict[str, FileFacts] = {}
+    roles: dict[str, str] = {}
+    skipped: dict[str, str] = {}
+    contents: dict[str, bytes] = {}
+    for rel, _st in listing:
+        role = idioms.role(rel)
+        if role is None:
+            continue
+        try:
+            data = (root / rel).read_bytes()
+        except OSError as exc:
+            skipped[rel] = f"unreadable: {exc.strerror or exc}"
+            continue
+        contents[rel] = data
+        if not any(n in data for n in idioms.needles):
+            continue
+        digest = hashlib.sha256(data).hexdigest()
+        roles[rel] = role
+        hit = _read_json(_facts_record(cache_dir, digest, role))
+        if isinstance(hit, dict) and "reads" in hit:
+            files[rel] = FileFacts.from_json(hit)
+        else:
+            tasks.append((str(root), rel, digest, role, str(cache_dir) if cache_dir is not None else None))
+    parsed = _run(tasks, files, skipped, workers, progress)
+    names = _mentions(files, contents, roles)
+    result = TreeReads(files, roles, skipped, parsed, names, key)
+    if index_path is not None:
+        _atomic_write(index_path, result.to_json())
+    return result
+
+
+def _run(tasks, files: dict[str, FileFacts], skipped: dict[str, str], workers: int, progress) -> list[str]:
+    if not tasks:
+        return []
+    parsed: list[str] = []
+    if workers > 1 and len(tasks) > 8:
+        pool = ProcessPoolExecutor(max_workers=workers)
+        try:
+            results = pool.map(_extract_one, tasks, chunksize=4)
+            results = progress(results, len(tasks)) if progress is not None else results
+            for rel, facts, error in results:
+                _take(rel, facts, error, files, skipped, parsed)
+        finally:
+            pool.shutdown()
+    else:
+        results = map(_extract_one, tasks)
+        results = progress(results, len(tasks)) if progress is not None else results
+        for rel, facts, error in results:
+            _take(rel, facts, error, files, skipped, parsed)
+    return parsed
+
+
+def _take(rel, facts, error, files, skipped, parsed) -> None:
+    if error is not None:
+        skipped[rel] = error
+        return
+    parsed.append(rel)
+    files[rel] = FileFacts.from_json(facts)
+
+
+def _mentions(files: dict[str, FileFacts], contents: dict[str, bytes], roles: dict[str, str]) -> dict[str, list[str]]:
+    """For each module-level function holding a read: every runtime file whose bytes name it.
+
+    Caller conditions are used only when every such file was analysed (a caller
+    in an unanalysed file could call it unguarded)."""
+    wanted: set[str] = set()
+    for facts in files.values():
+        for read in facts.reads:
+            if read.function and "." not in read.function:
+                wanted.add(read.function)
+    out: dict[str, list[str]] = {name: [] for name in sorted(wanted)}
+    if not wanted:
+        return out
+    encoded = {n.encode(): n for n in wanted}
+    for rel, data in contents.items():
+        for found in encoded.keys() & set(_IDENT.findall(data)):
+            out[encoded[found]].append(rel)
+    return out
+    pattern = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in sorted(wanted, key=len, reverse=True)) + rb")\b")
+    for rel, data in contents.items():
+        for found in set(pattern.findall(data)):
+            out[found.decode()].append(rel)
+    return out

@@ -1,0 +1,264 @@
+"""facts: runtime reads of settings, their influence guards, call sites and global mirrors (no I/O).
+
+A `Read` is one place outside argument resolution where runtime code fetches a
+resolved setting; its `guards` are the conditions under which that place runs
+(enclosing tests with polarity, short-circuit operands, earlier guarded
+returns/raises, module-level `if`s). Guard tests are IR expressions (see
+flagscan/facts/ir.py) in which every read of a setting is replaced by
+``["read", dest_chain]`` so that the evaluator can give it the setting's value.
+Lines are 1-based; paths are relative to the parent of the `sglang` package.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Guard:
+    """One condition a place depends on.
+
+    kind: if | elif | else | while | ternary | and | or | return | raise | except | comprehension.
+    `polarity` True means the test must hold, False that it must fail. `scope`
+    is the qualified name of the function whose locals the test sees ("" for
+    module level, where only the module's globals are seen).
+    """
+
+    kind: str
+    test: Any
+    text: str
+    polarity: bool
+    line: int
+    scope: str = ""
+
+    def to_json(self) -> list[Any]:
+        return [self.kind, self.test, self.text, self.polarity, self.line, self.scope]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> "Guard":
+        return cls(data[0], data[1], data[2], data[3], data[4], data[5])
+
+    @property
+    def shown(self) -> str:
+        """The condition as the source says it, negated when it must fail."""
+        return self.text if self.polarity else f"not ({self.text})"
+
+
+@dataclass(frozen=True, slots=True)
+class Read:
+    """A read of a setting. `chain` is the attribute path after the ServerArgs
+    expression (``["comm", "flashinfer_allreduce_fusion_backend"]`` for a
+    namespaced view); the dest is decided against a revision's inventory."""
+
+    chain: tuple[str, ...]
+    namespaced: bool
+    idiom: str
+    path: str
+    line: int
+    function: str          # qualified name inside the module ("" at module level)
+    guards: tuple[Guard, ...]
+    via: str = ""          # a local the value went through (`x = server_args.y; if x: ...`)
+
+    def dest(self, dests: frozenset[str] | set[str]) -> str | None:
+        if not self.namespaced:
+            return self.chain[0] if len(self.chain) == 1 and self.chain[0] in dests else None
+        for i, name in enumerate(self.chain):
+            if name in dests:
+                return name if i == len(self.chain) - 1 else None
+        return None
+
+    @property
+    def location(self) -> str:
+        return f"{self.path}:{self.line}"
+
+    def key(self, dest: str) -> str:
+        """Line-independent identity, for diffing two revisions' gates."""
+        return "read|" + dest + "|" + self.path + "|" + self.function + "|" + " && ".join(g.shown for g in self.guards)
+
+    def to_json(self, table: "GuardTable") -> list[Any]:
+        return [list(self.chain), self.namespaced, self.idiom, self.line, self.function,
+                table.refs(self.guards), self.via]
+
+    @classmethod
+    def from_json(cls, data: list[Any], path: str, guards: list["Guard"]) -> "Read":
+        return cls(tuple(data[0]), data[1], data[2], path, data[3], data[4],
+                   tuple(guards[i] for i in data[5]), data[6])
+
+
+@dataclass(frozen=True, slots=True)
+class CallSite:
+    """A call (or a non-call reference, kind "ref") of a module-level function."""
+
+    callee: str            # dotted: sglang.srt.layers.communicator.apply_flashinfer_allreduce_fusion
+    kind: str              # call | ref
+    path: str
+    line: int
+    function: str
+    guards: tuple[Guard, ...]
+
+    def to_json(self, table: "GuardTable") -> list[Any]:
+        return [self.callee, self.kind, self.line, self.function, table.refs(self.guards)]
+
+    @classmethod
+    def from_json(cls, data: list[Any], path: str, guards: list["Guard"]) -> "CallSite":
+        return cls(data[0], data[1], path, data[2], data[3], tuple(guards[i] for i in data[4]))
+
+
+@dataclass(frozen=True, slots=True)
+class Mirror:
+    """A module global that a function sets from a setting (``global _FLAG; _FLAG = server_args.x``)."""
+
+    name: str
+    chain: tuple[str, ...]
+    namespaced: bool
+    negate: bool
+    line: int
+
+    def to_json(self) -> list[Any]:
+        return [self.name, list(self.chain), self.namespaced, self.negate, self.line]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> "Mirror":
+        return cls(data[0], tuple(data[1]), data[2], data[3], data[4])
+
+
+@dataclass(frozen=True, slots=True)
+class Write:
+    """A write of a setting in resolution code and the settings its guard or value reads."""
+
+    target: str
+    sources: tuple[str, ...]
+    line: int
+    function: str
+    guards: tuple[str, ...]
+    value: str
+
+    def to_json(self) -> list[Any]:
+        return [self.target, list(self.sources), self.line, self.function, list(self.guards), self.value]
+
+    @classmethod
+    def from_json(cls, data: list[Any]) -> "Write":
+        return cls(data[0], tuple(data[1]), data[2], data[3], tuple(data[4]), data[5])
+
+
+@dataclass(slots=True)
+class FileFacts:
+    """Everything extracted from one file; cached per file content hash."""
+
+    module: str
+    path: str
+    reads: list[Read] = field(default_factory=list)
+    calls: list[CallSite] = field(default_factory=list)
+    mirrors: list[Mirror] = field(default_factory=list)
+    writes: list[Write] = field(default_factory=list)
+    # function qualname -> names bound in it (parameters and assignments), for scoping
+    scopes: dict[str, list[str]] = field(default_factory=dict)
+    # module globals that some function rebinds (`global x; x = ...`): their
+    # module-level value is not what runtime code sees
+    rebound: list[str] = field(default_factory=list)
+    error: str | None = None
+
+    def to_json(self, callees: set[str] | None = None) -> dict[str, Any]:
+        """JSON with guards stored once (reads and calls in one block share them);
+        `callees` keeps only call sites of functions whose simple name is in it."""
+        table = GuardTable()
+        calls = self.calls if callees is None else [c for c in self.calls if c.callee.rpartition(".")[2] in callees]
+        reads = [r.to_json(table) for r in self.reads]
+        sites = [c.to_json(table) for c in calls]
+        return {"module": self.module, "path": self.path, "guards": table.rows, "reads": reads, "calls": sites,
+                "mirrors": [m.to_json() for m in self.mirrors], "writes": [w.to_json() for w in self.writes],
+                "scopes": self.scopes, "rebound": self.rebound, "error": self.error}
+
+    @classmethod
+    def from_json(cls, data: dict[str, Any]) -> "FileFacts":
+        path = data["path"]
+        guards = [Guard.from_json(g) for g in data["guards"]]
+        return cls(data["module"], path, [Read.from_json(r, path, guards) for r in data["reads"]],
+                   [CallSite.from_json(c, path, guards) for c in data["calls"]],
+                   [Mirror.from_json(m) for m in data["mirrors"]],
+                   [Write.from_json(w) for w in data["writes"]], data["scopes"], data["rebound"], data["error"])
+
+
+class GuardTable:
+    """Guards numbered by identity: the walker shares one Guard object between
+    every place under the same condition, so each is serialised once."""
+
+    def __init__(self) -> None:
+        self.rows: list[list[Any]] = []
+        self._index: dict[int, int] = {}
+        self._keep: list[Guard] = []
+
+    def refs(self, guards: tuple[Guard, ...]) -> list[int]:
+        out = []
+        for g in guards:
+            i = self._index.get(id(g))
+            if i is None:
+                i = self._index[id(g)] = len(self.rows)
+                self.rows.append(g.to_json())
+                self._keep.append(g)  # ids stay valid while the table lives
+            out.append(i)
+        return out
+
+
+_PAREN = ("bool", "ifx")
+_CMPTXT = {"notin": "not in", "isnot": "is not"}
+
+
+def ir_text(n: Any) -> str:
+    """An IR expression back to source-like text; a marked read shows its original text."""
+    try:
+        return _text(n)
+    except Exception:  # a malformed node never breaks a report
+        return "<expr>"
+
+
+def _text(n: Any) -> str:
+    if not isinstance(n, list) or not n:
+        return repr(n)
+    k = n[0]
+    if k == "read":
+        return n[3] if len(n) > 3 else ".".join(n[1])
+    if k == "c":
+        return repr(n[1])
+    if k in ("n", "unk"):
+        return n[1]
+    if k == "a":
+        return f"{_text(n[1])}.{n[2]}"
+    if k == "call":
+        args = [("*" + _text(a[1])) if a and a[0] == "*" and len(a) == 2 and isinstance(a[1], list) else _text(a)
+                for a in n[2]]
+        args += [(f"**{_text(v)}" if key == "**" else f"{key}={_text(v)}") for key, v in n[3]]
+        if n[1] == ["n", "__await__"]:
+            return f"await {args[0]}"
+        return f"{_text(n[1])}({', '.join(args)})"
+    if k == "bin":
+        return f"{_text(n[2])} {n[1]} {_text(n[3])}"
+    if k == "bool":
+        return f" {n[1]} ".join(_paren(x) for x in n[2])
+    if k == "cmp":
+        return _text(n[1]) + "".join(f" {_CMPTXT.get(op, op)} {_text(r)}" for op, r in n[2])
+    if k == "un":
+        return f"not {_paren(n[2])}" if n[1] == "not" else f"{n[1]}{_paren(n[2])}"
+    if k == "ifx":
+        return f"{_text(n[2])} if {_text(n[1])} else {_text(n[3])}"
+    if k == "sub":
+        idx = n[2]
+        if isinstance(idx, list) and idx and idx[0] == "slice":
+            return f"{_text(n[1])}[{':'.join('' if p is None else _text(p) for p in idx[1:3])}]"
+        return f"{_text(n[1])}[{_text(idx)}]"
+    if k in ("list", "tuple", "set"):
+        inner = ", ".join(_text(e) for e in n[1])
+        return {"list": f"[{inner}]", "tuple": f"({inner})", "set": f"{{{inner}}}"}[k]
+    if k == "fstr":
+        return 'f"' + "".join(p if isinstance(p, str) else "{" + _text(p[1]) + "}" for p in n[1]) + '"'
+    if k == "walrus":
+        return f"({n[1]} := {_text(n[2])})"
+    if k == "*":
+        return "*" + _text(n[1])
+    return "<expr>"
+
+
+def _paren(n: Any) -> str:
+    text = _text(n)
+    return f"({text})" if isinstance(n, list) and n and n[0] in _PAREN else text
