@@ -110,7 +110,10 @@ def conjuncts(node: Node, receivers: frozenset[str]) -> list[str]:
     """The top-level `and` operands of a test, each canonical (nested ifs and `a and b` agree)."""
     if isinstance(node, list) and node[:2] == ["bool", "and"]:
         return [atom for part in node[2] for atom in conjuncts(part, receivers)]
-    return [canon(node, receivers)]
+    try:
+        return [_p(node, receivers)]   # an `or` atom keeps its parentheses once joined with `and`
+    except (IndexError, TypeError, ValueError):
+        return ["<expr>"]
 
 
 _FLIP = {"==": "!=", "!=": "==", "is": "isnot", "isnot": "is", "in": "notin", "notin": "in"}
