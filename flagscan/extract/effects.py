@@ -31,12 +31,26 @@ class _Walk:
     out: list[Effect] = field(default_factory=list)
     calls: set[str] = field(default_factory=set)   # self.method() calls seen
 
-    def emit(self, kind: str, target: str, conds: list[str], value: str, line: int) -> None:
-        self.out.append(Effect(kind, target, tuple(sorted(set(conds))), value, f"{self.path}:{line}", self.handler))
+    guard: list[str] = field(default_factory=list)   # the key's atoms for the statement being walked
+
+    def emit(self, kind: str, target: str, conds: list[str], value: str, line: int,
+             extra: list[str] | None = None) -> None:
+        guard = tuple(sorted(set(self.guard + (extra or []))))
+        self.out.append(Effect(kind, target, tuple(sorted(set(conds))), value, f"{self.path}:{line}", self.handler,
+                               guard))
+
+    def _branch(self, body: list[Any], conds: list[str], guard: list[str]) -> bool:
+        saved = self.guard
+        self.guard = guard
+        try:
+            return self.block(body, conds)
+        finally:
+            self.guard = saved
 
     # -- statements ---------------------------------------------------------------------
     def block(self, body: list[Any], conds: list[str]) -> bool:
-        """Walk statements; returns True when the block always leaves (return/raise)."""
+        """Walk statements; returns True when the block always leaves (return/raise).
+        `conds` is every atom that holds here; `self.guard` the atoms that identify a rule."""
         conds = list(conds)
         for stmt in body:
             if not isinstance(stmt, list) or not stmt:
@@ -52,25 +66,31 @@ class _Walk:
             elif kind == "expr":
                 self._expr(stmt[2], conds, stmt[1])
             elif kind == "if":
-                then_leaves = self.block(stmt[3], conds + conjuncts(stmt[2], self.receivers))
-                else_leaves = self.block(stmt[4], conds + negate(stmt[2], self.receivers)) if stmt[4] else False
+                test, negated = conjuncts(stmt[2], self.receivers), negate(stmt[2], self.receivers)
+                then_leaves = self._branch(stmt[3], conds + test, self.guard + test)
+                elif_chain = len(stmt[4]) == 1 and is_kind(stmt[4][0], "if")
+                else_leaves = self._branch(stmt[4], conds + negated,
+                                           self.guard if elif_chain else self.guard + negated) if stmt[4] else False
                 if then_leaves and not stmt[4]:
-                    conds = conds + negate(stmt[2], self.receivers)   # an early return guards what follows
+                    conds = conds + negated   # an early return guards what follows
+                    self.guard = self.guard + negated
                 if then_leaves and else_leaves:
                     return True
             elif kind == "for":
-                self.block(stmt[4], conds + [f"for {canon(stmt[2], self.receivers)} in {canon(stmt[3], self.receivers)}"])
+                loop = [f"for {canon(stmt[2], self.receivers)} in {canon(stmt[3], self.receivers)}"]
+                self._branch(stmt[4], conds + loop, self.guard + loop)
                 self.block(stmt[5], conds)
             elif kind == "while":
-                self.block(stmt[3], conds + [f"while {canon(stmt[2], self.receivers)}"])
+                loop = [f"while {canon(stmt[2], self.receivers)}"]
+                self._branch(stmt[3], conds + loop, self.guard + loop)
             elif kind == "with":
                 if self.block(stmt[3], conds):
                     return True
             elif kind == "try":
                 self.block(stmt[2], conds)
                 for handler in stmt[3]:
-                    caught = canon(handler[0], self.receivers) if handler[0] is not None else "Exception"
-                    self.block(handler[2], conds + [f"except {caught}"])
+                    caught = [f"except {canon(handler[0], self.receivers) if handler[0] is not None else 'Exception'}"]
+                    self._branch(handler[2], conds + caught, self.guard + caught)
                 self.block(stmt[4], conds)
                 self.block(stmt[5], conds)
             elif kind == "raise":
@@ -78,7 +98,8 @@ class _Walk:
                 return True
             elif kind == "assert":
                 message = message_text(stmt[3], self.receivers) if stmt[3] is not None else canon(stmt[2], self.receivers)
-                self.emit("reject", "", conds + negate(stmt[2], self.receivers), message, stmt[1])
+                failed = negate(stmt[2], self.receivers)
+                self.emit("reject", "", conds + failed, message, stmt[1], failed)
             elif kind == "ret":
                 return True
         return False

@@ -22,14 +22,17 @@ RECORD = "args"
 class Effect:
     kind: str                    # "write" | "reject"
     target: str                  # the setting written; "" for a rejection
-    conds: tuple[str, ...]       # canonical condition atoms, sorted
+    conds: tuple[str, ...]       # canonical condition atoms, sorted (everything that must hold)
     value: str                   # canonical value (write) or message text (rejection)
     location: str                # "sglang/srt/server_args.py:1090"
     handler: str                 # the enclosing function
+    # The atoms that identify the rule: `conds` less the negations of earlier `elif`
+    # tests, so a branch inserted before it in a chain does not make it another rule.
+    guard: tuple[str, ...] = ()
 
     @property
     def key(self) -> tuple[str, str, str]:
-        return (self.kind, self.target, " and ".join(self.conds))
+        return (self.kind, self.target, " and ".join(self.guard))
 
     @property
     def condition(self) -> str:
@@ -37,12 +40,8 @@ class Effect:
 
     def to_json(self) -> dict[str, Any]:
         return {"kind": self.kind, "target": self.target or None, "condition": self.condition,
-                "value": self.value, "location": self.location, "handler": self.handler}
-
-    @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Effect":
-        conds = tuple(data["condition"].split(" and ")) if data["condition"] else ()
-        return cls(data["kind"], data["target"] or "", conds, data["value"], data["location"], data["handler"])
+                "value": self.value, "location": self.location, "handler": self.handler,
+                "guard": " and ".join(self.guard)}
 
 
 _CMP = {"notin": "not in", "isnot": "is not"}
