@@ -13,7 +13,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from flagscan.facts.reads import CallSite, FileFacts, Guard, Mirror, Read, Write, ir_text
+from flagscan.facts.reads import CallSite, FileFacts, Guard, Mirror, Read, Write, ir_text, reads_in, transform
 from flagscan.ruledata import load
 
 _TERMINAL = {"ret": "return", "raise": "raise", "continue": "return", "break": "return"}
@@ -90,6 +90,7 @@ class ModuleWalker:
             if stmt[0] == "def":
                 self.toplevel.add(stmt[2]["name"])
         self.module_unknown: set[str] = set()
+        self.global_writes: dict[str, int] = {}
         self.facts.scopes[""] = []
 
     # -- names ------------------------------------------------------------------------
@@ -165,19 +166,20 @@ class ModuleWalker:
         return None
 
     def mark(self, node: Any, ctx: Ctx) -> Any:
-        """A copy of an expression with each read replaced by ["read", chain, namespaced]."""
-        if not isinstance(node, list) or not node or not isinstance(node[0], str):
-            return node
-        c = self.chain(node, ctx)
-        if c is not None:
-            return ["read", list(c[2]), c[1], ir_text(node)]
-        return [node[0]] + [self.mark(x, ctx) if isinstance(x, list) else x for x in node[1:]]
+        """A copy of an expression with each read replaced by ["read", chain, namespaced, text]."""
+        def replace(n: Any) -> Any:
+            c = self.chain(n, ctx)
+            return ["read", list(c[2]), c[1], ir_text(n)] if c is not None else None
+
+        return transform(node, replace)
 
     # -- statements ---------------------------------------------------------------------
     def run(self) -> FileFacts:
         ctx = Ctx("", "")
         self.block(self.ir["body"], (), ctx)
         self.facts.scopes[""] = sorted(self.module_unknown)
+        # A global written in several places mirrors no single setting.
+        self.facts.mirrors = [m for m in self.facts.mirrors if self.global_writes.get(m.name) == 1]
         return self.facts
 
     def guard(self, kind: str, test: Any, text: str | None, polarity: bool, line: int, ctx: Ctx) -> Guard:
@@ -247,10 +249,12 @@ class ModuleWalker:
         kind = target[0]
         if kind == "n":
             name = target[1]
-            if name in ctx.globals_declared and value is not None:
-                read, negate = _unwrap_not(value)
-                c = self.chain(read, ctx)
-                if c is not None:
+            if name in ctx.globals_declared:
+                self.global_writes[name] = self.global_writes.get(name, 0) + 1
+                read, negate = _unwrap_not(value) if value is not None else (None, False)
+                c = self.chain(read, ctx) if read is not None else None
+                # Only an unconditional write in its function mirrors the setting.
+                if c is not None and not any(g.scope == ctx.scope for g in guards):
                     self.facts.mirrors.append(Mirror(name, c[2], c[1], negate, line))
             return
         if kind == "a":
@@ -437,14 +441,7 @@ def _unwrap_not(node: Any) -> tuple[Any, bool]:
 
 
 def _read_chains(node: Any, out: list[str]) -> None:
-    if not isinstance(node, list) or not node:
-        return
-    if node[0] == "read":
-        out.append(".".join(node[1]))
-        return
-    for x in node[1:]:
-        if isinstance(x, list):
-            _read_chains(x, out)
+    out.extend(".".join(n[1]) for n in reads_in(node))
 
 
 def _target_names(target: Any, out: set[str]) -> None:

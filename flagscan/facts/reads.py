@@ -262,3 +262,71 @@ def _text(n: Any) -> str:
 def _paren(n: Any) -> str:
     text = _text(n)
     return f"({text})" if isinstance(n, list) and n and n[0] in _PAREN else text
+
+
+def transform(node: Any, fn) -> Any:
+    """Rebuild an IR expression bottom-up; `fn(node)` returns a replacement, or None to descend."""
+    if not isinstance(node, list) or not node or not isinstance(node[0], str):
+        return node
+    new = fn(node)
+    if new is not None:
+        return new
+    k = node[0]
+    t = lambda x: transform(x, fn)  # noqa: E731
+    if k in ("c", "n", "unk", "read"):
+        return node
+    if k == "a":
+        return ["a", t(node[1])] + node[2:]
+    if k == "call":
+        args = [["*", t(a[1])] if isinstance(a, list) and a and a[0] == "*" and len(a) == 2 and isinstance(a[1], list)
+                else t(a) for a in node[2]]
+        return ["call", t(node[1]), args, [[key, t(v)] for key, v in node[3]]] + node[4:]
+    if k == "bin":
+        return ["bin", node[1], t(node[2]), t(node[3])]
+    if k == "bool":
+        return ["bool", node[1], [t(x) for x in node[2]]]
+    if k == "cmp":
+        return ["cmp", t(node[1]), [[op, t(r)] for op, r in node[2]]]
+    if k == "un":
+        return ["un", node[1], t(node[2])]
+    if k == "ifx":
+        return ["ifx", t(node[1]), t(node[2]), t(node[3])]
+    if k == "sub":
+        idx = node[2]
+        if isinstance(idx, list) and idx and idx[0] == "slice":
+            idx = ["slice"] + [t(p) if p is not None else None for p in idx[1:]]
+        else:
+            idx = t(idx)
+        return ["sub", t(node[1]), idx] + node[3:]
+    if k in ("list", "tuple", "set"):
+        return [k, [t(e) for e in node[1]]]
+    if k == "*":
+        return ["*", t(node[1])]
+    if k == "dict":
+        return ["dict", [[t(key) if key is not None else None, t(v)] for key, v in node[1]]]
+    if k == "fstr":
+        return ["fstr", [p if isinstance(p, str) else ["fv", t(p[1]), p[2]] for p in node[1]]]
+    if k == "ifx":
+        return node
+    if k == "walrus":
+        return ["walrus", node[1], t(node[2])]
+    if k == "lambda":
+        return ["lambda", node[1], t(node[2])]
+    if k == "comp":
+        elt = [t(node[2][0]), t(node[2][1])] if node[1] == "dict" else t(node[2])
+        return ["comp", node[1], elt, [[g[0], t(g[1]), [t(c) for c in g[2]]] for g in node[3]]]
+    return node
+
+
+def reads_in(node: Any) -> list[list[Any]]:
+    """The ["read", chain, namespaced, text] nodes of a marked expression."""
+    out: list[list[Any]] = []
+
+    def visit(n: Any) -> None:
+        if n[0] == "read":
+            out.append(n)
+            return n
+        return None
+
+    transform(node, visit)
+    return out

@@ -1,0 +1,122 @@
+"""evaluate: the interpreter that gate guards are evaluated with (ast-lowered modules, runtime globals).
+
+Modules come from the same IR cache the read extractor fills (ast lowering,
+flagscan/extract/reads_lower.py). After a module executes, every module global
+that some function rebinds with `global` is replaced by what runtime code can
+see: the setting it mirrors (`_ENABLE_DP_ATTENTION_FLAG = server_args.enable_dp_attention`
+in `initialize_dp_attention`) or an unknown; its import-time value is not what
+a request sees.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from flagscan.evaluate.interp import Interpreter
+from flagscan.evaluate.state import State
+from flagscan.evaluate.values import ModuleVal, Unknown
+from flagscan.extract.irstore import ModuleStore
+
+
+class AstModuleStore(ModuleStore):
+    """ModuleStore whose modules are lowered with `ast` and cached with the read facts."""
+
+    def _load(self, dotted: str, path: Path) -> dict[str, Any] | None:
+        from flagscan.extract.reads import ir_record
+        from flagscan.extract.reads_lower import lower_source
+
+        data = path.read_bytes()
+        digest = hashlib.sha256(data).hexdigest()
+        relpath = path.relative_to(self.root).as_posix()
+        record = ir_record(Path(self.dir).parent.parent if self.dir is not None else None, digest)
+        if record is not None:
+            try:
+                with open(record, encoding="utf-8") as fh:
+                    body = json.load(fh)["body"]
+                return {"name": dotted, "path": relpath, "body": body}
+            except (OSError, ValueError, KeyError):
+                pass
+        try:
+            module = lower_source(dotted, relpath, data.decode("utf-8"))
+        except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError) as exc:
+            self.failed[relpath] = type(exc).__name__
+            return None
+        self.parsed.append(relpath)
+        if record is not None:
+            self._store(record, {"body": module["body"]})
+        return module
+
+
+class GateInterpreter(Interpreter):
+    """An Interpreter whose modules see runtime values for rebound globals."""
+
+    def __init__(self, store, world, mirrors: dict[str, dict[str, Any]], **kw: Any) -> None:
+        super().__init__(store, world, call_budget=kw.pop("call_budget", 60_000), **kw)
+        self.mirrors = mirrors   # module -> {global name: value}
+        self._state = State({}, {})
+
+    def import_module(self, name: str, state: State) -> Any:
+        fresh = name not in self.modules
+        module = super().import_module(name, state)
+        if fresh and isinstance(module, ModuleVal):
+            self._runtime_globals(module)
+        return module
+
+    def _runtime_globals(self, module: ModuleVal) -> None:
+        ir = self.store.get(module.name)
+        if ir is None:
+            return
+        mirrored = self.mirrors.get(module.name, {})
+        for name in _rebound(ir["body"]):
+            if name in mirrored:
+                module.globals[name] = mirrored[name]
+            else:
+                module.globals[name] = Unknown(f"{name} (set at run time)", {f"runtime:{module.name}.{name}"})
+
+    def module_for(self, facts) -> ModuleVal | None:
+        try:
+            module = self.import_module(facts.module, self._state)
+        except Exception:  # an interpreter gap in one module is unknowns there, not a crash
+            return None
+        return module if isinstance(module, ModuleVal) else None
+
+
+def _rebound(body: list[Any]) -> set[str]:
+    out: set[str] = set()
+    for stmt in body:
+        kind = stmt[0]
+        if kind == "def":
+            _globals_in(stmt[2]["body"], out)
+        elif kind == "class":
+            out |= _rebound(stmt[2]["body"])
+        elif kind == "if":
+            out |= _rebound(stmt[3]) | _rebound(stmt[4])
+        elif kind == "try":
+            out |= _rebound(stmt[2])
+            for h in stmt[3]:
+                out |= _rebound(h[2])
+    return out
+
+
+def _globals_in(body: list[Any], out: set[str]) -> None:
+    for stmt in body:
+        if stmt[0] == "pass" and len(stmt) > 3 and stmt[2] == "global":
+            out.update(stmt[3])
+        elif stmt[0] == "def":
+            _globals_in(stmt[2]["body"], out)
+        elif stmt[0] in ("if",):
+            _globals_in(stmt[3], out)
+            _globals_in(stmt[4], out)
+        elif stmt[0] in ("for",):
+            _globals_in(stmt[4], out)
+        elif stmt[0] in ("while", "with"):
+            _globals_in(stmt[3], out)
+        elif stmt[0] == "try":
+            _globals_in(stmt[2], out)
+            for h in stmt[3]:
+                _globals_in(h[2], out)
+            _globals_in(stmt[4], out)
+            _globals_in(stmt[5], out)
