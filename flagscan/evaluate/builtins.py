@@ -35,6 +35,7 @@ _SAFE_METHODS = {
     set: {"union", "intersection", "difference", "issubset", "issuperset", "copy"},
     frozenset: {"union", "intersection", "difference", "issubset", "issuperset", "copy"},
     type(__import__("re").match("", "")): {"group", "groups", "start", "end", "span", "groupdict"},
+    type(__import__("re").compile("")): {"search", "match", "fullmatch", "sub", "findall", "split"},
 }
 _MUTATORS = {
     list: {"append", "extend", "insert", "remove", "pop", "sort", "clear", "reverse"},
@@ -43,6 +44,9 @@ _MUTATORS = {
 }
 
 
+_COPIES = {"dict", "list", "tuple"}
+# Builtins that only rearrange their argument: unknown elements pass through.
+_STRUCTURAL = {"list", "tuple", "reversed", "enumerate", "zip", "len", "dict"}
 _KEY_VIEWS = {"set", "frozenset", "list", "tuple", "sorted", "len", "any", "all", "min", "max", "enumerate", "reversed"}
 
 
@@ -50,6 +54,15 @@ def _pure(name: str, fn):
     def call(interp, state, args, kwargs, module, line):
         if args and isinstance(args[0], dict) and name in _KEY_VIEWS:
             args = [list(args[0].keys()), *args[1:]]  # iterating a dict sees its keys only
+        if name in _COPIES and len(args) == 1 and not kwargs and isinstance(args[0], (list, tuple, dict)):
+            # A copy keeps unknown elements as they are.
+            if name == "dict" and isinstance(args[0], dict):
+                return dict(args[0])
+            if name in ("list", "tuple") and not isinstance(args[0], dict):
+                return list(args[0]) if name == "list" else tuple(args[0])
+        if name in _STRUCTURAL and args and all(isinstance(a, (list, tuple, range)) for a in args) and not kwargs:
+            result = fn(*args)
+            return list(result) if name in ("reversed", "enumerate", "zip") else result
         if any(has_unknown(a) for a in args) or any(has_unknown(v) for v in kwargs.values()):
             if name == "len" and args and isinstance(args[0], (list, tuple, dict, set)):
                 return len(args[0])
@@ -280,28 +293,20 @@ def _filter(interp, state, args, kwargs, module, line):
     return Unknown("filter()")
 
 
-class _Super:
-    def __init__(self, cls: ClassVal, obj: Any):
-        self.cls, self.obj = cls, obj
-
-
 def _super(interp, state, args, kwargs, module, line):
-    """super() inside a method: the next class in the instance's MRO after the owner."""
+    """super() inside a method: the classes after the method's owner in the instance's MRO."""
+    from flagscan.evaluate.values import SuperVal
+
     frame = interp.stack[-1][0] if interp.stack else ""
-    obj = state.locals.get("self")
+    obj = state.locals.get("self", state.locals.get("cls"))
     owner_name = frame.split(".")[-2] if frame.count(".") >= 1 else ""
-    if isinstance(obj, Obj):
-        mro = obj.cls.mro()
+    cls = obj.cls if isinstance(obj, Obj) else obj
+    if isinstance(cls, ClassVal):
+        mro = cls.mro()
         names = [c.name for c in mro]
-        if owner_name in names:
-            rest = mro[names.index(owner_name) + 1:]
-            return Builtin("super", _super_proxy(rest, obj))
-    return Builtin("super", _super_proxy([], obj))
-
-
-def _super_proxy(rest, obj):
-    # Represented as a Builtin whose attribute access is handled in method_of.
-    return ("super", rest, obj)
+        rest = mro[names.index(owner_name) + 1:] if owner_name in names else mro[1:]
+        return SuperVal(rest, obj)
+    return Unknown("super()")
 
 
 def method_of(base: Any, attr: str) -> Any:
@@ -332,8 +337,6 @@ def method_of(base: Any, attr: str) -> Any:
             except Exception:
                 return Unknown(f".{attr}(...) failed")
         return Builtin(attr, mutate)
-    if isinstance(base, Builtin) and isinstance(base.fn, tuple) and base.fn[0] == "super":
-        return Unknown("super attribute")
     return Unknown(f"{type(base).__name__}.{attr}")
 
 

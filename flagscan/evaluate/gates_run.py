@@ -71,4 +71,116 @@ def evaluate_gpu(root: Path, cache_dir: Path | None, inventory: Inventory, tree_
     return GpuGates(gpu, label or gpu.table_entry or gpu.sm, verdicts, evaluator)
 
 
-__all__ = ["GpuGates", "Status", "evaluate_gpu", "runtime_settings"]
+def _needs_order(need: str) -> tuple[int, str]:
+    order = ("setting:", "package:", "model", "env:", "gpu", "runtime:")
+    for i, prefix in enumerate(order):
+        if need.startswith(prefix):
+            return i, need
+    return len(order), need
+
+
+def read_json(rv) -> dict[str, Any]:
+    live = {True: "live", False: "dead", None: "unknown"}[rv.live]
+    shown = [f"({g.guard.shown})" if " or " in g.guard.shown and len(rv.guards) > 1 else g.guard.shown for g in rv.guards]
+    data = {"location": rv.read.location, "condition": " and ".join(shown) or "always",
+            "live": live, "function": rv.read.function or "<module>", "callers": rv.callers}
+    if rv.read.via:
+        data["via"] = rv.read.via
+    dead = [g for g in rv.guards if g.truth is False]
+    if dead:
+        data["dead_because"] = [g.guard.shown for g in dead]
+    if rv.live is False and not dead and rv.caller_results:
+        data["dead_because"] = [f"every call site is dead ({len(rv.caller_results)} calls)"]
+    return data
+
+
+def verdict_json(gg: GpuGates, v: FlagVerdict) -> dict[str, Any]:
+    data: dict[str, Any] = {"status": v.status.value, "reads": [read_json(rv) for rv in v.reads],
+                            "needs": sorted(v.needs, key=_needs_order)}
+    if v.steers:
+        data["steers"] = v.steers
+    if v.rejections:
+        data["rejections"] = v.rejections
+    if v.status is Status.NO_OP and gg.evaluator is not None:
+        data["evidence"] = evidence(gg.evaluator, v)
+    return data
+
+
+def evidence(evaluator: GateEvaluator, v: FlagVerdict) -> list[dict[str, Any]]:
+    from flagscan.evaluate.gates_evidence import guard_evidence
+
+    out: list[dict[str, Any]] = []
+    seen: set[int] = set()
+    for rv in v.reads:
+        facts = evaluator.tree.files.get(rv.read.path)
+        for g in rv.deciding:
+            if id(g.guard) in seen or facts is None:
+                continue
+            seen.add(id(g.guard))
+            out.append({"read": rv.read.location, "guard": g.guard.shown,
+                        "guard_location": f"{facts.path}:{g.guard.line}",
+                        "names": guard_evidence(evaluator.interp, facts, g.guard)})
+        if rv.live is False and not rv.deciding:
+            for site, _t, results in rv.caller_results:
+                site_facts = evaluator.tree.files.get(site.path)
+                for g in results:
+                    if g.truth is False and id(g.guard) not in seen and site_facts is not None:
+                        seen.add(id(g.guard))
+                        out.append({"read": rv.read.location, "caller": f"{site.path}:{site.line}",
+                                    "guard": g.guard.shown, "guard_location": f"{site.path}:{g.guard.line}",
+                                    "names": guard_evidence(evaluator.interp, site_facts, g.guard)})
+    return out
+
+
+def apply_rejections(gg: GpuGates, rejections, user_dests: set[str]) -> None:
+    """A setting the command gives that a certain startup check names is REJECTED."""
+    import re
+
+    for rej in rejections:
+        if not getattr(rej, "certain", False):
+            continue
+        text = f"{rej.condition} {rej.message or ''}"
+        for dest in user_dests:
+            if dest in gg.verdicts and re.search(rf"\b{re.escape(dest)}\b", text):
+                v = gg.verdicts[dest]
+                v.status = Status.REJECTED
+                v.rejections.append({"location": rej.location, "condition": rej.condition,
+                                     "message": str(rej.message) if rej.message is not None else None})
+
+
+def cache_key(tree_key: str, inventory: Inventory, gpu: GpuProfile, env: dict[str, str] | None,
+              model: ModelFacts | None, settings: dict[str, Any] | None, user_dests: set[str]) -> str:
+    import hashlib
+    import json
+
+    def show(v: Any) -> Any:
+        return ["?", sorted(v.needs)] if isinstance(v, Unknown) else repr(v)
+
+    doc = {"tree": tree_key, "flags": sorted(f.dest for f in inventory.flags), "gpu": gpu.to_json(),
+           "env": env or {}, "model": model.config if model is not None else None,
+           "settings": {k: show(v) for k, v in sorted((settings or {}).items())} if settings is not None else None,
+           "user": sorted(user_dests)}
+    return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()[:32]
+
+
+def cached_gpu_json(cache_dir: Path | None, key: str, build) -> dict[str, Any]:
+    """A GPU's report from `<cache>/facts/gates/<key>.json`, or built and stored."""
+    import json
+
+    from flagscan.extract.reads import _atomic_write, _read_json
+
+    path = Path(cache_dir) / "facts" / "gates" / f"{key}.json" if cache_dir is not None else None
+    hit = _read_json(path)
+    if isinstance(hit, dict) and "flags" in hit:
+        return hit
+    payload = json.loads(json.dumps(build(), default=str))
+    if path is not None:
+        _atomic_write(path, payload)
+    return payload
+
+
+def gpu_json(gg: GpuGates) -> dict[str, Any]:
+    return {"hardware": gg.gpu.to_json(), "flags": {d: verdict_json(gg, v) for d, v in sorted(gg.verdicts.items())}}
+
+
+__all__ = ["GpuGates", "Status", "evaluate_gpu", "gpu_json", "runtime_settings"]

@@ -14,7 +14,8 @@ from typing import Any, Callable
 from flagscan.evaluate.state import Event, State, join_states, join_values, same
 from flagscan.evaluate.values import (
     BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal, GenericAlias,
-    LambdaVal, LazyImport, LoggerVal, Memo, ModuleVal, Obj, PartialVal, Unknown, has_unknown, unknown_of,
+    LambdaVal, LazyImport, LoggerVal, Memo, ModuleVal, Obj, PartialVal, Raised, SuperVal, Unknown, has_unknown,
+    unknown_of,
 )
 
 
@@ -359,6 +360,10 @@ class Interpreter:
         return [("return", state, value)]
 
     def _s_raise(self, stmt, state, module):
+        if stmt[2] is None:
+            current = state.locals.get("__exception__")
+            if isinstance(current, ExcVal):
+                return [("raise", state, current)]
         exc = self.eval(stmt[2], state, module, line=stmt[1]) if stmt[2] is not None else ExcVal("Exception", "re-raised")
         if isinstance(exc, ClassVal):
             exc = ExcVal(exc.name, "", exc)
@@ -460,6 +465,7 @@ class Interpreter:
                     continue
                 if handler[1]:
                     s.locals[handler[1]] = value
+                s.locals["__exception__"] = value  # what a bare `raise` re-raises
                 results.extend(self.exec_block(handler[2], s, module))
             else:
                 results.append((kind, s, value))
@@ -645,16 +651,28 @@ class Interpreter:
             if attr == "value":
                 return base.value
             return Unknown(f"{base.owner}.{base.name}.{attr}")
+        if isinstance(base, SuperVal):
+            for cls in base.classes:
+                if attr in cls.attrs:
+                    return self.bind(cls.attrs[attr], base.obj, state, module) if isinstance(base.obj, Obj) else cls.attrs[attr]
+            if attr in ("__setattr__", "__getattribute__", "__init__", "__new__", "__delattr__"):
+                method = _object_method(attr)
+                target = base.obj
+                return Builtin(f"object.{attr}", lambda i, s, a, k, m, l: method(i, s, [target, *a], k, m, l))
+            return Unknown(f"super().{attr}")
         if isinstance(base, BoundMethod) and attr == "__func__":
             return base.func
         if isinstance(base, LoggerVal):
             return Builtin(f"logger.{attr}", _logger_method(attr))
-        if isinstance(base, PLAIN) or type(base).__name__ == "Match":
+        if isinstance(base, PLAIN) or type(base).__name__ in ("Match", "Pattern"):
             return self.builtins_attr(base, attr)
         if isinstance(base, ExcVal) and attr == "args":
             return (base.message,)
-        if isinstance(base, FuncVal) and attr == "__name__":
-            return base.ir["name"]
+        if isinstance(base, FuncVal) and attr in ("__name__", "__qualname__"):
+            return base.ir["name"] if attr == "__name__" else (
+                f"{base.owner.name}.{base.ir['name']}" if base.owner is not None else base.ir["name"])
+        if isinstance(base, FuncVal) and attr == "__module__":
+            return base.module.name
         return Unknown(f"{type(base).__name__}.{attr}")
 
     def builtins_attr(self, base: Any, attr: str) -> Any:
@@ -731,7 +749,12 @@ class Interpreter:
             finally:
                 state.locals = saved
         if isinstance(func, External):
-            return self.world.call_external(self, func, args, kwargs, state, module, line)
+            result = self.world.call_external(self, func, args, kwargs, state, module, line)
+            if isinstance(result, Raised):
+                self.record(state, "raise", module, line, value=result.exc.type_name, message=result.exc.message)
+                state.raised.append((state.fork(), result.exc))
+                raise Dead()
+            return result
         if callable(func) and not isinstance(func, type):
             if any(has_unknown(a) for a in args) or any(has_unknown(v) for v in kwargs.values()):
                 return unknown_of(*args, *kwargs.values(), why=self._text(node) if node else "call")
@@ -993,6 +1016,10 @@ class Interpreter:
     def membership(self, item: Any, container: Any, positive: bool) -> Any:
         if isinstance(container, ConfigView):
             container = container.data
+        if isinstance(container, Unknown) and container.options is not None and not isinstance(item, Unknown):
+            results = {truth(self.membership(item, o, positive)) for o in container.options}
+            if len(results) == 1 and None not in results:
+                return results.pop()
         if isinstance(item, Unknown) and item.options is not None and not isinstance(container, Unknown):
             results = {truth(self.membership(o, container, positive)) for o in item.options}
             if len(results) == 1 and None not in results:

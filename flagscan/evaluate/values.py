@@ -194,6 +194,21 @@ class ExcVal:
 
 
 @dataclass(eq=False)
+class SuperVal:
+    """super() inside a method: attribute lookup continues after `after` in obj's MRO."""
+
+    classes: list
+    obj: Any
+
+
+@dataclass(eq=False)
+class Raised:
+    """What an outside call does when it raises (NVML on a machine without NVIDIA GPUs)."""
+
+    exc: ExcVal
+
+
+@dataclass(eq=False)
 class ConfigView:
     """A Hugging Face config (config.json) seen through attribute access."""
 

@@ -106,11 +106,19 @@ class World:
         if meaning is None:
             return Unknown(f"{path}(...)", {f"runtime:{path}"})
         gpu = self.gpu
+        if meaning.startswith("nvml:"):
+            if gpu.vendor != "nvidia":
+                from flagscan.evaluate.values import ExcVal, Raised
+                return Raised(ExcVal("NVMLError", "NVML Shared Library Not Found"))
+            return None if meaning == "nvml:none" else 0
         if meaning.startswith(("const:", "unknown:")):
             return self.meaning_value(meaning, path)
         if meaning == "gpu.present":
             return gpu.vendor in ("nvidia", "amd")
         if meaning == "gpu.capability":
+            if path.startswith("pynvml") and gpu.vendor != "nvidia":
+                from flagscan.evaluate.values import ExcVal, Raised
+                return Raised(ExcVal("NVMLError", "NVML Shared Library Not Found"))
             return tuple(gpu.capability)
         if meaning == "gpu.name":
             return gpu.name if gpu.name is not None else Unknown("GPU name", {"gpu-name"})
@@ -172,6 +180,10 @@ class World:
             if isinstance(cls, ClassVal):
                 return [self._field_info(interp, state, n, spec, path) for n, spec in cls.dataclass_fields()]
             return Unknown(f"{path}(...)")
+        if meaning in ("raw_setattr", "raw_getattr"):
+            from flagscan.evaluate.interp import _object_method
+            name = "__setattr__" if meaning == "raw_setattr" else "__getattribute__"
+            return _object_method(name)(interp, state, list(args), kwargs, module, line)
         if meaning == "struct_field":
             return ConfigView(dict(kwargs), "msgspec.field")
         if meaning == "defstruct":
@@ -204,6 +216,15 @@ class World:
             return bool(isinstance(cls, ClassVal) and cls.is_dataclass)
         if meaning.startswith("path.") and meaning != "path.object":
             return self._path(meaning[5:], args[0] if args else None)
+        if meaning == "copy":
+            value = args[0] if args else None
+            if isinstance(value, ConfigView):
+                import copy as _copy
+                return type(value)(_copy.deepcopy(value.data), value.origin)
+            if isinstance(value, (str, int, float, bool, type(None), tuple, list, dict, set)) and not has_unknown(value):
+                import copy as _copy
+                return _copy.deepcopy(value)
+            return value if isinstance(value, Unknown) else Unknown("copy of an object")
         if meaning == "regex":
             if has_unknown(list(args)) or has_unknown(kwargs) or not all(isinstance(a, (str, int)) for a in args):
                 return unknown_of(*args, why=f"{path}(...)")

@@ -1,0 +1,126 @@
+"""evaluate: evidence for a gate verdict: which names decided a guard, their values and definition sites.
+
+For a guard such as `_is_sm90_supported or _is_sm100_supported` in
+communicator.py, the evidence is each module-level name the test uses, its
+value under the GPU, where it is bound (`_is_sm90_supported = _is_cuda and
+is_sm90_supported()`, communicator.py:76) and, one level down, where the
+predicates that binding calls are defined (`is_sm90_supported`,
+sglang/srt/utils/common.py:264), found by following the modules' imports.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flagscan.evaluate.interp import truth
+from flagscan.evaluate.state import State
+from flagscan.evaluate.values import Unknown
+from flagscan.facts.reads import FileFacts, Guard, ir_text, transform
+
+
+def names_in(test: Any) -> list[str]:
+    out: list[str] = []
+
+    def visit(n: Any) -> Any:
+        if n[0] == "n" and n[1] not in out and not n[1].startswith("__flagscan"):
+            out.append(n[1])
+        return None
+
+    transform(test, visit)
+    return out
+
+
+def definition_site(store, module: str, name: str, depth: int = 0) -> dict[str, Any] | None:
+    """Where `name` is bound at module level in `module`, following imports and re-exports."""
+    if depth > 6:
+        return None
+    ir = store.get(module)
+    if ir is None:
+        return None
+    found = _binding(ir["body"], name)
+    if found is None:
+        for stmt in _top(ir["body"]):
+            if stmt[0] == "import":
+                for local, mod, attr in stmt[2]:
+                    if attr == "*":
+                        site = definition_site(store, mod, name, depth + 1)
+                        if site is not None:
+                            return site
+        return None
+    kind, stmt = found
+    if kind == "import":
+        local, mod, attr = stmt
+        if attr is None:
+            return None
+        site = definition_site(store, mod, attr, depth + 1)
+        if site is None and store.module_file(f"{mod}.{attr}") is not None:
+            return {"name": name, "location": f"{store.get(f'{mod}.{attr}')['path']}:1", "text": f"module {mod}.{attr}"}
+        return site
+    if kind == "assign":
+        return {"name": name, "location": f"{ir['path']}:{stmt[1]}", "text": f"{name} = {ir_text(stmt[3])}",
+                "value_ir": stmt[3], "module": module}
+    fn = stmt[2]
+    return {"name": name, "location": f"{ir['path']}:{fn['line']}", "text": f"{stmt[0]} {name}(...)", "module": module}
+
+
+def _top(body: list[Any]):
+    for stmt in body:
+        yield stmt
+        if stmt[0] == "if":
+            yield from _top(stmt[3])
+            yield from _top(stmt[4])
+        elif stmt[0] == "try":
+            yield from _top(stmt[2])
+            for h in stmt[3]:
+                yield from _top(h[2])
+            yield from _top(stmt[4])
+
+
+def _binding(body: list[Any], name: str) -> tuple[str, Any] | None:
+    found = None
+    for stmt in _top(body):
+        kind = stmt[0]
+        if kind == "assign" and any(t == ["n", name] for t in stmt[2]):
+            found = ("assign", stmt)
+        elif kind in ("def", "class") and stmt[2]["name"] == name:
+            found = (kind, stmt)
+        elif kind == "import":
+            for local, mod, attr in stmt[2]:
+                if local == name and attr != "*":
+                    found = ("import", [local, mod, attr])
+    return found
+
+
+def guard_evidence(interp, facts: FileFacts, guard: Guard) -> list[dict[str, Any]]:
+    """The module-level names a guard uses, with their values and definition sites (two levels)."""
+    local = set(facts.scopes.get(guard.scope, []))
+    module = interp.module_for(facts)
+    out: list[dict[str, Any]] = []
+    for name in names_in(guard.test):
+        if name in local or module is None or name not in module.globals:
+            continue
+        site = definition_site(interp.store, facts.module, name)
+        if site is None:
+            continue
+        entry = {"name": name, "value": _value(interp, module, name), "location": site["location"],
+                 "text": site["text"], "defined_by": []}
+        if "value_ir" in site:
+            inner_module = site.get("module", facts.module)
+            for inner in names_in(site["value_ir"]):
+                inner_site = definition_site(interp.store, inner_module, inner)
+                if inner_site is not None and inner_site["location"] != site["location"]:
+                    entry["defined_by"].append({"name": inner, "location": inner_site["location"],
+                                                "text": inner_site["text"]})
+        out.append(entry)
+    return out
+
+
+def _value(interp, module, name: str) -> Any:
+    try:
+        value = interp.eval(["n", name], State({}, {}), module)
+    except Exception:
+        return "unknown"
+    t = value if isinstance(value, (bool, int, str, float)) or value is None else truth(value)
+    if isinstance(value, Unknown) or t is None:
+        return "unknown"
+    return t
