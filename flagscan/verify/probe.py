@@ -39,7 +39,7 @@ KERNEL_PACKAGES = (
     "sgl_deep_gemm", "sgl_deep_ep", "sgl_flash_mla", "flash_mla", "flash_attn_4", "vllm",
     "cutlass", "cuda_tile", "nvshmem", "quack", "tilelang", "tvm_ffi", "humming", "tokenspeed_mla",
     "torch_memory_saver", "mooncake", "nixl", "aiter", "xgrammar", "tml_renderers",
-    "deepseek_recipe", "triton_kernels", "llguidance", "outlines", "decord", "sgl_fa3",
+    "deepseek_recipe", "triton", "triton_kernels", "llguidance", "outlines", "decord", "sgl_fa3",
 )
 STUBBED: list[str] = []
 
