@@ -123,7 +123,7 @@ class ModuleWalker:
                 return ctx.aliases[name]
             if name in self.idioms.names:
                 return self.idioms.names[name], False, ()
-            if self.resolution and name == "self":
+            if self.resolution and name in ("self", "args"):
                 return "resolution self", False, ()
             return None
         if kind == "a":

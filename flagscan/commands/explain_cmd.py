@@ -1,0 +1,51 @@
+"""cli: `flagscan explain SETTING`: who sets it, who reads it under which gates, what it steers, the verdict."""
+
+from __future__ import annotations
+
+import click
+
+from flagscan.cli import Exit, _merge, run_guarded
+from flagscan.commands.report_cmd import (
+    check_flag, gate_reports, gate_source_options, gpu_list, launch_for, load_tree_reads,
+)
+from flagscan.commands.scenario import scenario_options
+
+
+@click.command("explain", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": True})
+@gate_source_options(("text", "json"))
+@scenario_options
+@click.option("--kind", type=click.Choice(["systemd", "shell", "compose", "k8s", "argv"]), default=None)
+@click.argument("setting")
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+@click.pass_context
+def explain(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda, model_config,
+            model_arch, env, kind, setting, file, argv) -> None:
+    """Explain one setting as a decision tree; with --gpu, the verdict on that GPU."""
+    from pathlib import Path
+
+    opts = _merge(ctx, sglang=sglang, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
+    fmt = fmt or (ctx.obj.format if ctx.obj else "text")
+
+    def body() -> int:
+        from flagscan.commands.common import emit_json, open_revision
+        from flagscan.report import gates_explain
+
+        rev = open_revision(opts)
+        dest = check_flag(rev, setting)
+        reads = load_tree_reads(rev, opts.quiet)
+        gpus = gpu_list(gpu, gpu_count, gpu_memory, gpu_name, cuda) if gpu else []
+        verdicts = gate_reports(rev, reads, gpus, lambda p: launch_for(rev, p, file, argv, kind, env, model_config,
+                                                                          model_arch), flags=[dest]) if gpus else {}
+        facts = gates_explain.collect(reads, rev.inventory, dest)
+        if fmt == "json":
+            emit_json("explain", {"setting": dest, **facts,
+                                  "verdicts": {g: v["flags"][dest] for g, v in verdicts.items()}}, rev)
+        else:
+            click.echo(gates_explain.render(dest, facts, verdicts, rev.tree.version or ""))
+        return Exit.OK
+
+    run_guarded(body)
+
+
+COMMANDS = [explain]

@@ -1,0 +1,45 @@
+"""cli: `flagscan graph`: the settings dependency graph (writes and gates), whole or around one setting."""
+
+from __future__ import annotations
+
+import click
+
+from flagscan.cli import Exit, _merge, run_guarded
+from flagscan.commands.report_cmd import check_flag, gate_source_options, load_tree_reads
+
+GRAPH_FORMATS = ("json", "dot", "graphml", "mermaid")
+
+
+@click.command("graph")
+@gate_source_options(GRAPH_FORMATS)
+@click.option("--focus", default=None, metavar="SETTING", help="Only the neighbourhood of this setting.")
+@click.option("--depth", type=click.IntRange(0, 10), default=1, help="Neighbourhood radius with --focus.")
+@click.pass_context
+def graph(ctx, sglang, cache_dir, offline, fmt, focus, depth) -> None:
+    """The dependency graph: settings, hardware predicates, env vars and model facts, with writes/gates edges."""
+    from pathlib import Path
+
+    opts = _merge(ctx, sglang=sglang, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
+    fmt = fmt or (ctx.obj.format if ctx.obj and ctx.obj.format in GRAPH_FORMATS else "json")
+
+    def body() -> int:
+        from flagscan.commands.common import emit_json, open_revision
+        from flagscan.facts import graph as graph_facts
+        from flagscan.report import gates_graph
+
+        rev = open_revision(opts)
+        reads = load_tree_reads(rev, opts.quiet)
+        dests = {f.dest for f in rev.inventory.flags}
+        g = graph_facts.build_graph(reads, dests)
+        if focus:
+            g = graph_facts.focus(g, check_flag(rev, focus), depth)
+        if fmt == "json":
+            emit_json("graph", gates_graph.to_json(g), rev)
+        else:
+            click.echo(gates_graph.render(g, fmt), nl=False)
+        return Exit.OK
+
+    run_guarded(body)
+
+
+COMMANDS = [graph]

@@ -1,0 +1,177 @@
+"""cli: `flagscan report`: every flag's runtime verdict on one or more GPUs."""
+
+from __future__ import annotations
+
+import sys
+from dataclasses import dataclass
+from typing import Any
+
+import click
+
+from flagscan.cli import Exit, UserError, _merge, run_guarded
+from flagscan.commands.scenario import scenario_options
+
+GATE_FORMATS = ("text", "json", "markdown")
+
+
+def gate_source_options(formats: tuple[str, ...]):
+    def wrap(fn):
+        fn = click.option("--sglang", "sglang", metavar="REV", default=None,
+                          help="SGLang revision: 0.5.10, v0.5.10, a commit, a path, a wheel, or 'installed'.")(fn)
+        fn = click.option("--cache-dir", type=click.Path(), default=None, help="Cache directory.")(fn)
+        fn = click.option("--offline", is_flag=True, default=False, help="Use the cache only.")(fn)
+        fn = click.option("--format", "fmt", type=click.Choice(formats), default=None, help="Output format.")(fn)
+        return fn
+    return wrap
+
+
+def _bar(label: str):
+    def wrap(results, total):
+        with click.progressbar(results, length=total, label=label, file=sys.stderr) as bar:
+            yield from bar
+    return wrap
+
+
+def load_tree_reads(rev, quiet: bool = False):
+    """The revision's read facts; a progress bar on stderr while files are parsed."""
+    from flagscan.extract.reads import load_reads
+
+    reads = load_reads(rev.tree.root, rev.cache_dir,
+                       progress=None if quiet else _bar(f"flagscan: reading sglang {rev.tree.version or ''}".strip()))
+    for rel, why in sorted(reads.skipped.items()):
+        if not quiet:
+            click.echo(f"flagscan: skipped {rel}: {why}", err=True)
+    return reads
+
+
+@dataclass(slots=True)
+class Launch:
+    """What a launch command contributes: effective settings, rejections, the flags it gives."""
+
+    settings: dict[str, Any] | None
+    rejections: list[Any]
+    user_dests: set[str]
+    env: dict[str, str]
+    model: Any
+
+
+def launch_for(rev, gpu, file, argv, kind, env_pairs, model_config, model_arch) -> Launch:
+    from flagscan.commands.args_cmd import read_commands
+    from flagscan.commands.scenario import model_facts, parse_env
+
+    extra_env = parse_env(env_pairs)
+    if not file and not argv:
+        return Launch(None, [], set(), extra_env, model_facts(model_config, model_arch, None))
+    from flagscan.evaluate import Scenario, predict
+    from flagscan.evaluate.gates_run import runtime_settings
+    from flagscan.inputs import parse_command
+
+    command = read_commands(file, argv, kind)[0]
+    parsed = parse_command(command, rev.inventory)
+    values = {dest: v.value for dest, v in parsed.values.items()}
+    model_path = values.get("model_path") if isinstance(values.get("model_path"), str) else None
+    facts = model_facts(model_config, model_arch, model_path)
+    env = {**command.env, **extra_env}
+    resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, Scenario(gpu, env, facts))
+    return Launch(runtime_settings(resolution), resolution.rejections, set(values), env, facts)
+
+
+def gpu_list(spec: str | None, gpu_count, gpu_memory, gpu_name, cuda) -> list[tuple[str, Any]]:
+    from flagscan.commands.scenario import gpu_profile
+
+    if not spec:
+        raise UserError("--gpu is required (e.g. --gpu h200 or --gpu a100,h100,b200,rtx-pro-6000)")
+    out = []
+    for name in [s.strip() for s in spec.split(",") if s.strip()]:
+        out.append((name, gpu_profile(name, gpu_count, gpu_memory, gpu_name, cuda)))
+    return out
+
+
+def check_flag(rev, name: str) -> str:
+    """A dest or option string -> dest; an unknown one is a one-line error with did-you-mean."""
+    import difflib
+
+    dests = {f.dest: f for f in rev.inventory.flags}
+    key = name.lstrip("-").replace("-", "_")
+    if key in dests:
+        return key
+    for f in rev.inventory.flags:
+        if name in f.options:
+            return f.dest
+    close = difflib.get_close_matches(key, list(dests), n=3, cutoff=0.6)
+    hint = f"; did you mean {', '.join(close)}?" if close else ""
+    raise UserError(f"no setting {name!r} in sglang {rev.tree.version or ''}{hint}".replace("  ", " "))
+
+
+def gate_reports(rev, reads, gpus, launch_of, flags=None) -> dict[str, dict[str, Any]]:
+    """{gpu label: {"hardware", "flags"}} from the verdict cache or evaluated now."""
+    from flagscan.evaluate.gates_run import apply_rejections, cache_key, cached_gpu_json, evaluate_gpu, gpu_json
+
+    out: dict[str, dict[str, Any]] = {}
+    for label, profile in gpus:
+        launch: Launch = launch_of(profile)
+
+        def build(profile=profile, launch=launch, label=label):
+            gg = evaluate_gpu(rev.tree.root, rev.cache_dir, rev.inventory, reads, profile, env=launch.env,
+                              model=launch.model, settings=launch.settings, flags=flags, label=label)
+            apply_rejections(gg, launch.rejections, launch.user_dests)
+            return gpu_json(gg)
+
+        if flags is not None:
+            out[label] = build()
+            continue
+        key = cache_key(reads.key, rev.inventory, profile, launch.env, launch.model, launch.settings, launch.user_dests)
+        out[label] = cached_gpu_json(rev.cache_dir, key, build)
+    return out
+
+
+@click.command("report", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": True})
+@gate_source_options(GATE_FORMATS)
+@scenario_options
+@click.option("--kind", type=click.Choice(["systemd", "shell", "compose", "k8s", "argv"]), default=None)
+@click.argument("file", required=False, type=click.Path(dir_okay=False))
+@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+@click.pass_context
+def report(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda, model_config,
+           model_arch, env, kind, file, argv) -> None:
+    """Every flag's verdict on each GPU: EFFECTIVE, NO_OP, CONDITIONAL, UNREAD, REJECTED."""
+    from pathlib import Path
+
+    opts = _merge(ctx, sglang=sglang, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
+    fmt = fmt or (ctx.obj.format if ctx.obj else "text")
+
+    def body() -> int:
+        from flagscan.commands.common import emit_json, open_revision
+        from flagscan.report import gates_text
+
+        gpus = gpu_list(gpu, gpu_count, gpu_memory, gpu_name, cuda)
+        rev = open_revision(opts)
+        reads = load_tree_reads(rev, opts.quiet)
+        launches: dict[int, Launch] = {}
+
+        def launch_of(profile):
+            return launches.setdefault(id(profile), launch_for(rev, profile, file, argv, kind, env, model_config,
+                                                               model_arch))
+
+        reports = gate_reports(rev, reads, gpus, launch_of)
+        given = bool(file or argv)
+        if fmt == "json":
+            if len(reports) == 1:
+                only = next(iter(reports.values()))
+                emit_json("report", {"hardware": only["hardware"], "flags": only["flags"]}, rev)
+            else:
+                emit_json("report", {"gpus": reports}, rev)
+        else:
+            click.echo(gates_text.render(reports, rev.tree.version or "", markdown=fmt == "markdown",
+                                         command=given))
+        if given:
+            user = {d for label, _p in gpus for d in launches[id(_p)].user_dests}
+            bad = [d for r in reports.values() for d, v in r["flags"].items()
+                   if d in user and v["status"] in ("NO_OP", "REJECTED")]
+            return Exit.FINDINGS if bad else Exit.OK
+        return Exit.OK
+
+    run_guarded(body)
+
+
+COMMANDS = [report]

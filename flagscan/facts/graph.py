@@ -1,0 +1,102 @@
+"""facts: the dependency graph of settings, hardware predicates, model facts and environment variables (networkx).
+
+Nodes: ``setting:X``, ``predicate:module.name`` (a module-level name a guard
+tests, such as `_is_sm90_supported`), ``env:NAME`` and ``model:attr``.
+Edges: ``writes`` (resolution code sets B under a condition or from a value
+that reads A: A -> B) and ``gates`` (a guard of a runtime read of X tests the
+source node: source -> X).
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+import networkx as nx
+
+from flagscan.facts.reads import Read, reads_in, transform
+
+_ENV_CALLS = ("get_bool_env_var", "get_int_env_var", "get_env_var", "getenv", "get")
+
+
+def _atoms(test: Any, local: set[str]) -> list[tuple[str, str]]:
+    """(node id, kind) for the non-setting things a guard test depends on."""
+    out: list[tuple[str, str]] = []
+
+    def visit(n: Any) -> Any:
+        k = n[0]
+        if k == "read":
+            return n
+        if k == "call":
+            func = n[1]
+            tail = func[2] if func[0] == "a" else (func[1] if func[0] == "n" else "")
+            if tail in _ENV_CALLS and n[2] and isinstance(n[2][0], list) and n[2][0][0] == "c" \
+                    and isinstance(n[2][0][1], str) and n[2][0][1].isupper():
+                out.append((f"env:{n[2][0][1]}", "env"))
+                return n
+        if k == "a" and n[1] == ["n", "envs"] and n[2].isupper():
+            out.append((f"env:{n[2]}", "env"))
+            return n
+        if k == "a" and n[2] in ("hf_config", "model_config", "hf_text_config"):
+            out.append(("model:config", "model"))
+            return n
+        if k == "n" and n[1] not in local and not n[1][0].isupper() and n[1] not in _BUILTINS:
+            out.append((f"predicate:{n[1]}", "predicate"))
+        return None
+
+    transform(test, visit)
+    return out
+
+
+_BUILTINS = {"isinstance", "hasattr", "getattr", "len", "int", "str", "bool", "float", "any", "all", "min", "max",
+             "self", "cls", "list", "dict", "set", "tuple", "sum", "type", "print", "range", "sorted", "zip"}
+
+
+def build_graph(tree_reads, dests: set[str]) -> nx.MultiDiGraph:
+    g = nx.MultiDiGraph()
+    frozen = frozenset(dests)
+
+    def setting(dest: str) -> str:
+        node = f"setting:{dest}"
+        if node not in g:
+            g.add_node(node, kind="setting", label=dest)
+        return node
+
+    for rel, facts in sorted(tree_reads.files.items()):
+        role = tree_reads.roles.get(rel)
+        if role == "resolution":
+            for w in facts.writes:
+                if w.target not in frozen:
+                    continue
+                for src in w.sources:
+                    dest = src.split(".")[-1]
+                    if dest in frozen and dest != w.target:
+                        g.add_edge(setting(dest), setting(w.target), kind="writes",
+                                   location=f"{facts.path}:{w.line}", handler=w.function,
+                                   condition=" and ".join(w.guards)[:300])
+            continue
+        for read in facts.reads:
+            dest = read.dest(frozen)
+            if dest is None:
+                continue
+            target = setting(dest)
+            for guard in read.guards:
+                local = set(facts.scopes.get(guard.scope, []))
+                for rnode in reads_in(guard.test):
+                    other = Read(tuple(rnode[1]), rnode[2], "", "", 0, "", ()).dest(frozen)
+                    if other is not None and other != dest:
+                        g.add_edge(setting(other), target, kind="gates", location=read.location,
+                                   condition=guard.shown[:300])
+                for node, kind in _atoms(guard.test, local):
+                    if kind == "predicate":
+                        node = f"predicate:{facts.module}.{node.split(':', 1)[1]}"
+                    if node not in g:
+                        g.add_node(node, kind=kind, label=node.split(":", 1)[1])
+                    g.add_edge(node, target, kind="gates", location=read.location, condition=guard.shown[:300])
+    return g
+
+
+def focus(g: nx.MultiDiGraph, dest: str, depth: int) -> nx.MultiDiGraph:
+    node = f"setting:{dest}"
+    if node not in g:
+        return nx.MultiDiGraph()
+    return nx.ego_graph(g, node, radius=depth, undirected=True)

@@ -1,0 +1,104 @@
+"""report: gate verdicts as text or markdown: grouped per GPU, a matrix for several GPUs."""
+
+from __future__ import annotations
+
+from typing import Any
+
+ORDER = ("NO_OP", "REJECTED", "CONDITIONAL", "EFFECTIVE", "UNREAD")
+TITLES = {"NO_OP": "No-ops (every read is dead)", "REJECTED": "Rejected at startup",
+          "CONDITIONAL": "Conditional (depends on facts not given)", "EFFECTIVE": "Effective",
+          "UNREAD": "Unread at run time (only steers other settings)"}
+SHORT = {"NO_OP": "no-op", "REJECTED": "REJECT", "CONDITIONAL": "cond", "EFFECTIVE": "eff", "UNREAD": "unread"}
+
+
+def _why(entry: dict[str, Any]) -> str:
+    status = entry["status"]
+    if status == "NO_OP":
+        ev = entry.get("evidence") or []
+        if ev:
+            first = ev[0]
+            names = ", ".join(f"{n['name']}={n['value']}" for n in first.get("names", [])[:3])
+            return f"{first['read']}: dead because {first['guard']}" + (f" ({names})" if names else "")
+        dead = next((r for r in entry["reads"] if r.get("dead_because")), None)
+        return f"{dead['location']}: {dead['dead_because'][0]}" if dead else ""
+    if status == "CONDITIONAL":
+        needs = entry.get("needs", [])
+        return "needs " + ", ".join(needs[:4]) + (f" (+{len(needs) - 4})" if len(needs) > 4 else "")
+    if status == "UNREAD":
+        steers = entry.get("steers", [])
+        return ("steers " + ", ".join(steers[:5])) if steers else "no runtime read found"
+    if status == "REJECTED":
+        rej = (entry.get("rejections") or [{}])[0]
+        return f"{rej.get('location', '')}: {rej.get('message') or rej.get('condition', '')}"
+    live = next((r for r in entry["reads"] if r["live"] == "live"), None)
+    return f"read at {live['location']}" if live else ""
+
+
+def render(reports: dict[str, dict[str, Any]], version: str, *, markdown: bool = False, command: bool = False,
+           show_effective: bool = False) -> str:
+    if len(reports) == 1:
+        label, rep = next(iter(reports.items()))
+        return _single(label, rep, version, markdown)
+    return _matrix(reports, version, markdown)
+
+
+def _single(label: str, rep: dict[str, Any], version: str, markdown: bool) -> str:
+    flags = rep["flags"]
+    hw = rep.get("hardware", {})
+    sm = hw.get("capability")
+    head = f"sglang {version} on {label}" + (f" (compute capability {sm})" if sm else "")
+    lines = [f"# {head}" if markdown else head, ""]
+    counts = {s: sum(1 for e in flags.values() if e["status"] == s) for s in ORDER}
+    lines.append(", ".join(f"{counts[s]} {s}" for s in ORDER))
+    for status in ORDER:
+        group = sorted(d for d, e in flags.items() if e["status"] == status)
+        if not group:
+            continue
+        lines.append("")
+        lines.append(f"## {TITLES[status]} ({len(group)})" if markdown else f"{TITLES[status]} ({len(group)}):")
+        shown = group if status != "EFFECTIVE" else group
+        for dest in shown:
+            why = _why(flags[dest])
+            lines.append(f"- `{dest}`: {why}" if markdown else f"  {dest:<48} {why}")
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _matrix(reports: dict[str, dict[str, Any]], version: str, markdown: bool) -> str:
+    labels = list(reports)
+    dests = sorted({d for r in reports.values() for d in r["flags"]})
+    gated = [d for d in dests if len({reports[g]["flags"].get(d, {}).get("status") for g in labels}) > 1]
+    lines = [f"# sglang {version}: verdicts on {', '.join(labels)}" if markdown
+             else f"sglang {version}: verdicts on {', '.join(labels)}", ""]
+    lines.append(("## " if markdown else "") + f"Hardware-gated ({len(gated)} flags whose verdict differs by GPU)")
+    lines.extend(_table(gated, labels, reports, markdown))
+    for status in ("NO_OP", "REJECTED", "CONDITIONAL", "UNREAD", "EFFECTIVE"):
+        same = [d for d in dests if d not in gated and reports[labels[0]]["flags"].get(d, {}).get("status") == status]
+        if not same:
+            continue
+        lines.append("")
+        lines.append(("## " if markdown else "") + f"{TITLES[status]} on every GPU ({len(same)})")
+        if status in ("NO_OP", "REJECTED", "UNREAD"):
+            for d in same:
+                lines.append(f"- `{d}`: {_why(reports[labels[0]]['flags'][d])}" if markdown
+                             else f"  {d:<48} {_why(reports[labels[0]]['flags'][d])}")
+        else:
+            lines.append("  " + ", ".join(same) if not markdown else ", ".join(f"`{d}`" for d in same))
+    return "\n".join(lines).rstrip() + "\n"
+
+
+def _table(dests: list[str], labels: list[str], reports: dict[str, dict[str, Any]], markdown: bool) -> list[str]:
+    if not dests:
+        return ["  (none)"]
+    if markdown:
+        out = ["| flag | " + " | ".join(labels) + " |", "|---|" + "---|" * len(labels)]
+        for d in dests:
+            cells = [reports[g]["flags"].get(d, {}).get("status", "-") for g in labels]
+            out.append(f"| `{d}` | " + " | ".join(cells) + " |")
+        return out
+    width = max(len(d) for d in dests)
+    cols = [max(len(g), 6) for g in labels]
+    out = ["  " + " " * width + "  " + "  ".join(g.ljust(c) for g, c in zip(labels, cols))]
+    for d in dests:
+        cells = [SHORT.get(reports[g]["flags"].get(d, {}).get("status", "-"), "-") for g in labels]
+        out.append("  " + d.ljust(width) + "  " + "  ".join(c.ljust(w) for c, w in zip(cells, cols)))
+    return out
