@@ -79,8 +79,8 @@ def _pair(gone: list[Effect], came: list[Effect]) -> tuple[list[tuple[Effect, Ef
     candidates = []
     for i, x in enumerate(gone):
         for j, y in enumerate(came):
-            if x.kind != y.kind:
-                continue
+            if x.kind != y.kind or _handler(x) != _handler(y):
+                continue  # a rule changes within its handler (`_handle_x` and hook `handle_x` are one)
             if x.kind == "write" and x.target == y.target:
                 score = _ratio(x.condition, y.condition) + (0.5 if x.value == y.value else 0.0)
                 if score >= PAIR_CONDITION:
@@ -99,3 +99,7 @@ def _pair(gone: list[Effect], came: list[Effect]) -> tuple[list[tuple[Effect, Ef
             pairs.append((gone[i], came[j]))
     return (pairs, [x for i, x in enumerate(gone) if i not in used_i],
             [y for j, y in enumerate(came) if j not in used_j])
+
+
+def _handler(e: Effect) -> str:
+    return e.handler.lstrip("_")

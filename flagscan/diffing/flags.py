@@ -48,6 +48,7 @@ def diff_flags(old: Inventory, new: Inventory) -> FlagChanges:
             renamed.append({"from": option, "to": flag.replacement})
     renamed_from = {r["from"] for r in renamed}
     renamed_dests = {new_opts[r["from"]].dest for r in renamed}
+    # Option renames carry "from"/"to" options; setting renames (below) carry "kind": "dest".
     changed = []
     for dest in a.keys() & b.keys():
         for name in FIELDS:
@@ -63,10 +64,20 @@ def diff_flags(old: Inventory, new: Inventory) -> FlagChanges:
             changed.append({"dest": after.dest, "field": "deprecated", "option": option, "old": False, "new": True,
                             "replacement": after.replacement})
     changed.sort(key=lambda c: (c["dest"], FIELDS.index(c["field"]), c.get("option", "")))
+    added, removed = set(b.keys() - a.keys()), set(a.keys() - b.keys())
+    for dest in sorted(removed):
+        # Same options, new destination (`--tp-size`: tensor_parallel_size -> tp_size): the
+        # command line is unaffected, so this is a rename of the setting, not a removal.
+        options = a[dest].options
+        targets = {new_opts[o].dest for o in options if o in new_opts}
+        if len(targets) == 1 and all(o in new_opts for o in options) and (target := targets.pop()) in added:
+            renamed.append({"from": dest, "to": target, "kind": "dest"})
+            added.discard(target)
+            removed.discard(dest)
     return FlagChanges(
-        added=tuple(sorted(b.keys() - a.keys())),
-        removed=tuple(sorted(a.keys() - b.keys())),
-        renamed=tuple(sorted(renamed, key=lambda r: r["from"])),
+        added=tuple(sorted(added)),
+        removed=tuple(sorted(removed)),
+        renamed=tuple(sorted(renamed, key=lambda r: (r.get("kind", "option"), r["from"]))),
         changed=tuple(changed),
         options_added=tuple(sorted(new_opts.keys() - old_opts.keys())),
         options_removed=tuple(sorted(old_opts.keys() - new_opts.keys())),
