@@ -17,7 +17,7 @@ from typing import Any
 
 from flagscan.evaluate.interp import Interpreter
 from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ModuleVal, Unknown
+from flagscan.evaluate.values import ClassVal, FuncVal, ModuleVal, Unknown
 from flagscan.extract.irstore import ModuleStore
 
 
@@ -70,6 +70,13 @@ class GateInterpreter(Interpreter):
         if ir is None:
             return
         mirrored = self.mirrors.get(module.name, {})
+        # Class attributes a method or function assigns (`cls._instance = ...`,
+        # `Manager._scaling = True`) hold run-time state, not their class-body value.
+        for cls_name, attr in _class_writes(ir["body"]):
+            cls = module.globals.get(cls_name)
+            if isinstance(cls, ClassVal) and attr in cls.attrs and not isinstance(cls.attrs[attr], FuncVal):
+                cls.attrs[attr] = Unknown(f"{cls_name}.{attr} (set at run time)",
+                                          {f"runtime:{module.name}.{cls_name}.{attr}"})
         for name in _rebound(ir["body"]):
             if name in mirrored:
                 module.globals[name] = mirrored[name]
@@ -120,3 +127,43 @@ def _globals_in(body: list[Any], out: set[str]) -> None:
                 _globals_in(h[2], out)
             _globals_in(stmt[4], out)
             _globals_in(stmt[5], out)
+
+
+def _class_writes(body: list[Any]) -> list[tuple[str, str]]:
+    """(class, attribute) for every `cls.x = ...` in a class's methods and `Class.x = ...` anywhere."""
+
+    out: list[tuple[str, str]] = []
+
+    def scan(stmts: list[Any], cls: str | None) -> None:
+        for stmt in stmts:
+            kind = stmt[0]
+            if kind in ("assign", "aug"):
+                targets = stmt[2] if kind == "assign" else [stmt[2]]
+                for t in targets:
+                    if isinstance(t, list) and t and t[0] == "a" and isinstance(t[1], list) and t[1][0] == "n":
+                        base = t[1][1]
+                        if base == "cls" and cls:
+                            out.append((cls, t[2]))
+                        elif base[:1].isupper():
+                            out.append((base, t[2]))
+            elif kind == "def":
+                scan(stmt[2]["body"], cls)
+            elif kind == "class":
+                scan(stmt[2]["body"], stmt[2]["name"])
+            elif kind == "if":
+                scan(stmt[3], cls)
+                scan(stmt[4], cls)
+            elif kind == "for":
+                scan(stmt[4], cls)
+                scan(stmt[5], cls)
+            elif kind in ("while", "with"):
+                scan(stmt[3], cls)
+            elif kind == "try":
+                scan(stmt[2], cls)
+                for h in stmt[3]:
+                    scan(h[2], cls)
+                scan(stmt[4], cls)
+                scan(stmt[5], cls)
+
+    scan(body, None)
+    return out
