@@ -145,12 +145,7 @@ class Interpreter:
         if lazy.attr is None:
             return module
         if isinstance(module, ModuleVal):
-            if lazy.attr in module.globals:
-                return self.deref(module.globals[lazy.attr], state)
-            sub = f"{lazy.module}.{lazy.attr}"
-            if self.store.module_file(sub) is not None:
-                return self.import_module(sub, state)
-            return Unknown(f"{sub} not found")
+            return self.getattr(module, lazy.attr, state, module)
         return self.world.external_attr(External(lazy.module), lazy.attr)
 
     def deref(self, value: Any, state: State) -> Any:
@@ -307,8 +302,8 @@ class Interpreter:
         for key, value in namespace.items():
             if isinstance(value, FuncVal) and value.owner is None:
                 value.owner = cls
-            if cls.is_enum and not key.startswith("_") and not isinstance(value, FuncVal):
-                value = EnumMember(cls.name, key, value)
+            if cls.is_enum and not key.startswith("_") and not isinstance(value, (FuncVal, ClassVal, Builtin)):
+                value = EnumMember(cls.name, key, value, cls)
             cls.attrs[key] = value
         result: Any = cls
         for deco in reversed(ir["decorators"]):
@@ -638,6 +633,9 @@ class Interpreter:
             sub = f"{base.name}.{attr}"
             if self.store.module_file(sub) is not None:
                 return self.import_module(sub, state)
+            hook = base.globals.get("__getattr__")
+            if isinstance(hook, FuncVal):  # PEP 562 module __getattr__
+                return self.call(hook, [attr], {}, state, base)
             return Unknown(sub)
         if isinstance(base, External):
             if base.path == "builtins.object" and attr in ("__getattribute__", "__setattr__", "__init__", "__new__", "__delattr__"):
@@ -650,6 +648,18 @@ class Interpreter:
                 return base.name
             if attr == "value":
                 return base.value
+            if isinstance(base.cls, ClassVal):
+                found, value = base.cls.lookup(attr)
+                if found and isinstance(value, FuncVal):
+                    if value.kind == "property":
+                        return self.call(value, [base], {}, state, module)
+                    if value.kind == "classmethod":
+                        return BoundMethod(value, base.cls)
+                    if value.kind == "staticmethod":
+                        return value
+                    return BoundMethod(value, base)
+                if found:
+                    return value
             return Unknown(f"{base.owner}.{base.name}.{attr}")
         if isinstance(base, SuperVal):
             for cls in base.classes:
@@ -1086,6 +1096,13 @@ class Interpreter:
             if found:
                 return self.call(BoundMethod(fn, base), [index], {}, state, module)
             return Unknown(self._text(node) if node else "subscript")
+        if isinstance(base, ClassVal) and base.is_enum and isinstance(index, str):
+            member = base.attrs.get(index)
+            if isinstance(member, EnumMember):
+                return member
+            exc = ExcVal("KeyError", index)
+            state.raised.append((state.fork(), exc))
+            raise Dead()
         if isinstance(base, (ClassVal, External, Builtin)) and not isinstance(base, Obj):
             return GenericAlias(base, index if isinstance(index, tuple) else (index,))
         if isinstance(base, Unknown) and base.options is not None and not isinstance(index, Unknown):

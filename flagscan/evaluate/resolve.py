@@ -204,8 +204,8 @@ def _settings(interp, inventory: Inventory, user_values: dict[str, Any], record:
     for name in initial:
         if name.startswith("_"):
             continue
-        value = final.get(name, initial[name])
-        start = initial[name]
+        value = materialize(final.get(name, initial[name]), state)
+        start = materialize(initial[name], state)
         flag = dests.get(name)
         default = flag.default if flag is not None else start
         given = name in user_values
@@ -225,8 +225,29 @@ def _settings(interp, inventory: Inventory, user_values: dict[str, Any], record:
     return out
 
 
+def materialize(value: Any, state: State, depth: int = 0) -> Any:
+    """Records (dataclass instances) as dicts of their fields, as SGLang serialises them."""
+    if depth > 6:
+        return value
+    if isinstance(value, Obj):
+        fields = value.cls.dataclass_fields() if value.cls.is_dataclass or any(
+            c.is_dataclass for c in value.cls.mro()) else None
+        attrs = state.attrs(value.oid)
+        if not fields:
+            return Unknown(f"a {value.cls.name} object")
+        return {name: materialize(attrs.get(name, Unknown(name)), state, depth + 1) for name, _ in fields}
+    if isinstance(value, dict):
+        return {k: materialize(v, state, depth + 1) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        items = [materialize(v, state, depth + 1) for v in value]
+        return items if isinstance(value, list) else tuple(items)
+    if isinstance(value, EnumMember):
+        return value.value if not isinstance(value.value, Unknown) else value.name
+    return value
+
+
 def _counts(write: Event, final: Any) -> bool:
-    return isinstance(final, Unknown) or same(write.value, final)
+    return isinstance(final, Unknown) or same(write.value, final) or isinstance(write.value, Obj)
 
 
 def _cause(write: Event, logs: list[Event]) -> Cause:

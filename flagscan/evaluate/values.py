@@ -184,6 +184,7 @@ class EnumMember:
     owner: str
     name: str
     value: Any
+    cls: Any = field(default=None, compare=False, hash=False)
 
 
 @dataclass(eq=False)

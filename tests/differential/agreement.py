@@ -49,8 +49,13 @@ def load(release: str) -> dict[str, Any]:
 
 
 def _expand(value: Any, lists: dict[str, Any]) -> Any:
+    """Recorded values name long lists by reference ("@L0"), at any depth."""
     if isinstance(value, str) and value in lists:
-        return lists[value]
+        return _expand(lists[value], lists)
+    if isinstance(value, dict):
+        return {k: _expand(v, lists) for k, v in value.items()}
+    if isinstance(value, list):
+        return [_expand(v, lists) for v in value]
     return value
 
 
