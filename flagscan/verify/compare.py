@@ -39,10 +39,12 @@ class Difference:
     user_given: bool = False
     locations: tuple[str, ...] = ()  # SGLang source lines of the predicted causes
     seen_in_log: int | None = None   # the log line that shows SGLang saying so
+    certain: bool = True             # False: flagscan could not decide (predicted is null or one_of)
 
     def to_json(self) -> dict[str, Any]:
         data = {"setting": self.setting, "predicted": self.predicted, "actual": self.actual,
-                "kind": self.kind.value, "why": self.why, "locations": list(self.locations)}
+                "kind": self.kind.value, "why": self.why, "certain": self.certain,
+                "locations": list(self.locations)}
         if self.user_given:
             data["user_value"] = self.user_value
         if self.seen_in_log is not None:
@@ -81,12 +83,14 @@ class VerifyReport:
 class Rules:
     unpredictable: dict[str, tuple[str, str]]  # dest -> (when, why)
     runtime: frozenset[str]
+    redacted: frozenset[str]  # placeholders a server sends instead of a secret
 
 
 def rules() -> Rules:
     data = load("verify")
     table = {e["dest"]: (e.get("when", "not_given"), e["why"]) for e in data.get("unpredictable", [])}
-    return Rules(table, frozenset(data.get("runtime", {}).get("keys", [])))
+    return Rules(table, frozenset(data.get("runtime", {}).get("keys", [])),
+                 frozenset(data.get("redacted", {}).get("values", [])))
 
 
 def comparable(value: Any) -> Any:
@@ -154,16 +158,24 @@ def _judge(name: str, setting: Any, actual: Any, rule: Rules, dest: str | None =
     user_value = comparable(setting.user_value) if setting.user_given else None
     locations = tuple(c.location for c in setting.because)
     shown = predicted if setting.certain else ({"one_of": options} if options else None)
-    if agree:
+    opaque = setting.certain and _opaque(predicted)
+    certain = setting.certain and not opaque
+    if agree and not opaque:
         if setting.origin == "adjusted" and setting.user_given and not equal(user_value, actual):
             why = "SGLang changed the value the command set, as predicted"
             return Difference(name, shown, actual, Kind.SURPRISE, why, user_value, True, locations)
         return None
+    if isinstance(actual, str) and actual in rule.redacted:
+        return Difference(name, shown, actual, Kind.UNPREDICTABLE, "the server redacts this value in what it "
+                          "reports", user_value, setting.user_given, locations, certain=certain)
     if dest in rule.unpredictable:
         when, why = rule.unpredictable[dest]
         if when == "always" or not setting.user_given:
-            return Difference(name, shown, actual, Kind.UNPREDICTABLE, why, user_value, setting.user_given, locations)
-    if not setting.certain:
+            return Difference(name, shown, actual, Kind.UNPREDICTABLE, why, user_value, setting.user_given,
+                              locations, certain=certain)
+    if opaque:
+        why = "flagscan holds this value as an object it cannot compare"
+    elif not setting.certain:
         needs = f" (needs: {', '.join(setting.needs)})" if setting.needs else ""
         why = f"flagscan could not decide this value{needs}"
     elif setting.origin == "adjusted":
@@ -172,7 +184,19 @@ def _judge(name: str, setting: Any, actual: Any, rule: Rules, dest: str | None =
         why = "SGLang changed the value the command set; flagscan predicted no change"
     else:
         why = "SGLang changed the default; flagscan predicted no change"
-    return Difference(name, shown, actual, Kind.GAP, why, user_value, setting.user_given, locations)
+    return Difference(name, shown, actual, Kind.GAP, why, user_value, setting.user_given, locations,
+                      certain=certain)
+
+
+def _opaque(value: Any) -> bool:
+    """jsonable() falls back to repr() for interpreter objects (`<CudaGraphConfig #410>`)."""
+    if isinstance(value, str):
+        return value.startswith("<") and value.endswith(">") and " #" in value
+    if isinstance(value, list):
+        return any(_opaque(v) for v in value)
+    if isinstance(value, dict):
+        return any(_opaque(v) for v in value.values())
+    return False
 
 
 def _rank_gap(diff: Difference, rank: int) -> Difference:
@@ -208,18 +232,25 @@ def _match_warnings(resolution: Any, warnings: tuple[LogWarning, ...]) -> list[W
     lines = [(w, _norm_text(w.message)) for w in warnings]
     out: list[WarningMatch] = []
     for dest, setting in resolution.settings.items():
-        if setting.origin != "adjusted":
+        if setting.origin != "adjusted" or not setting.certain:
             continue
         for cause in setting.because:
-            if not cause.message:
+            if not cause.message or not cause.certain:
                 continue
-            want = _norm_text(cause.message)
-            probe = want[:80]
-            hit = next((w for w, text in lines if probe and (probe in text or text in want and len(text) > 20)), None)
+            pattern = _message_pattern(cause.message)
+            hit = next((w for w, text in lines if pattern is not None and pattern.search(text)), None)
             if hit is None and cause.location:
                 hit = next((w for w in warnings if w.location == cause.location), None)
             out.append(WarningMatch(dest, cause.location, cause.message, hit.line if hit else None))
     return out
+
+
+def _message_pattern(message: str) -> re.Pattern[str] | None:
+    """A predicted message as a pattern: `{...}` parts the prediction left unrendered match anything."""
+    chunks = [c for c in re.split(r"\{[^{}]*\}", _norm_text(message)) if c.strip()]
+    if not chunks or sum(len(c) for c in chunks) < 12:
+        return None
+    return re.compile(".*?".join(re.escape(c.strip()) for c in chunks))
 
 
 def _with_log(diff: Difference, seen: dict[str, int | None]) -> Difference:
