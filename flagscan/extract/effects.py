@@ -30,6 +30,7 @@ class _Walk:
     rules: dict[str, Any]
     out: list[Effect] = field(default_factory=list)
     calls: set[str] = field(default_factory=set)   # self.method() calls seen
+    strings: dict[str, Any] = field(default_factory=dict)   # local names bound to message text
 
     guard: list[str] = field(default_factory=list)   # the key's atoms for the statement being walked
 
@@ -39,7 +40,7 @@ class _Walk:
         self.out.append(Effect(kind, target, tuple(sorted(set(conds))), value, f"{self.path}:{line}", self.handler,
                                guard))
 
-    def _branch(self, body: list[Any], conds: list[str], guard: list[str]) -> bool:
+    def _branch(self, body: list[Any], conds: list[str], guard: list[str]) -> str | None:
         saved = self.guard
         self.guard = guard
         try:
@@ -48,8 +49,8 @@ class _Walk:
             self.guard = saved
 
     # -- statements ---------------------------------------------------------------------
-    def block(self, body: list[Any], conds: list[str]) -> bool:
-        """Walk statements; returns True when the block always leaves (return/raise).
+    def block(self, body: list[Any], conds: list[str]) -> str | None:
+        """Walk statements; "return" or "raise" when the block always leaves that way, else None.
         `conds` is every atom that holds here; `self.guard` the atoms that identify a rule."""
         conds = list(conds)
         for stmt in body:
@@ -70,12 +71,15 @@ class _Walk:
                 then_leaves = self._branch(stmt[3], conds + test, self.guard + test)
                 elif_chain = len(stmt[4]) == 1 and is_kind(stmt[4][0], "if")
                 else_leaves = self._branch(stmt[4], conds + negated,
-                                           self.guard if elif_chain else self.guard + negated) if stmt[4] else False
+                                           self.guard if elif_chain else self.guard + negated) if stmt[4] else None
                 if then_leaves and not stmt[4]:
-                    conds = conds + negated   # an early return guards what follows
-                    self.guard = self.guard + negated
+                    conds = conds + negated   # an early exit guards what follows...
+                    if then_leaves == "return":
+                        # ...and an early return also decides which rules apply; an earlier
+                        # rejection does not make the checks after it other rules.
+                        self.guard = self.guard + negated
                 if then_leaves and else_leaves:
-                    return True
+                    return "return" if "return" in (then_leaves, else_leaves) else "raise"
             elif kind == "for":
                 loop = [f"for {canon(stmt[2], self.receivers)} in {canon(stmt[3], self.receivers)}"]
                 self._branch(stmt[4], conds + loop, self.guard + loop)
@@ -84,8 +88,9 @@ class _Walk:
                 loop = [f"while {canon(stmt[2], self.receivers)}"]
                 self._branch(stmt[3], conds + loop, self.guard + loop)
             elif kind == "with":
-                if self.block(stmt[3], conds):
-                    return True
+                left = self.block(stmt[3], conds)
+                if left:
+                    return left
             elif kind == "try":
                 self.block(stmt[2], conds)
                 for handler in stmt[3]:
@@ -95,20 +100,27 @@ class _Walk:
                 self.block(stmt[5], conds)
             elif kind == "raise":
                 self._raise(stmt[2], conds, stmt[1])
-                return True
+                return "raise"
             elif kind == "assert":
                 message = message_text(stmt[3], self.receivers) if stmt[3] is not None else canon(stmt[2], self.receivers)
                 failed = negate(stmt[2], self.receivers)
                 self.emit("reject", "", conds + failed, message, stmt[1], failed)
             elif kind == "ret":
-                return True
-        return False
+                return "return"
+        return None
 
     def _views(self, stmt: list[Any]) -> None:
         value = stmt[3]
-        if is_kind(value, "call") and is_kind(value[1], "n") and value[1][1] in self.rules["views"]["functions"]:
-            names = {t[1] for t in stmt[2] if is_kind(t, "n")}
-            self.receivers = self.receivers | names
+        names = {t[1] for t in stmt[2] if is_kind(t, "n")}
+        if is_kind(value, "call"):
+            func = value[1]
+            views = self.rules["views"]["functions"]
+            plain = is_kind(func, "n") and func[1] in views
+            method = is_kind(func, "a") and is_kind(func[1], "n") and func[1][1] in self.record and func[2] in views
+            if plain or method:
+                self.receivers = self.receivers | names
+        if len(names) == 1 and _is_text(value):
+            self.strings[next(iter(names))] = value   # `msg = "..."; raise ValueError(msg)`
 
     def _write(self, target: Any, value: Any, conds: list[str], line: int) -> None:
         if is_kind(target, "a") and is_kind(target[1], "n") and target[1][1] in self.record \
@@ -141,8 +153,19 @@ class _Walk:
         name = canon(kind, frozenset())
         if name.rsplit(".", 1)[-1] in self.rules["rejections"]["ignore_exceptions"]:
             return
-        message = message_text(exc[2][0], self.receivers) if is_kind(exc, "call") and exc[2] else name
+        first = exc[2][0] if is_kind(exc, "call") and exc[2] else None
+        if is_kind(first, "n") and first[1] in self.strings:
+            first = self.strings[first[1]]
+        message = message_text(first, self.receivers) if first is not None else name
         self.emit("reject", "", conds, message, line)
+
+
+def _is_text(node: Any) -> bool:
+    if is_kind(node, "c"):
+        return isinstance(node[1], str)
+    if is_kind(node, "bin") and node[1] == "+":
+        return _is_text(node[2]) and _is_text(node[3])
+    return is_kind(node, "fstr")
 
 
 def _functions(body: list[Any]) -> Iterator[dict[str, Any]]:
