@@ -1,18 +1,11 @@
 """lint: the extension point where runtime gate verdicts (NO_OP and friends) plug into lint and diff.
 
-The verdicts come from `flagscan.evaluate.gates`, a stage written separately. Until
-that module exists (or while it lacks the entry point below) `flag_verdicts` returns
-None, which every caller reports as "gates: not analysed" — never as "no no-ops".
-
-The entry point expected of the gates stage::
-
-    flag_verdicts(root, cache_dir, inventory, gpu, *, values, resolution, model, env)
-        -> Mapping[dest, verdict]
-
-where a verdict has `status` ("EFFECTIVE" | "NO_OP" | "CONDITIONAL" | "UNREAD" |
-"REJECTED"), `certain` (bool, optional, default True) and `reads` (each with a
-`location` "sglang/srt/...:line" and a `condition` source text), as attributes or
-as the keys of its `to_json()`. Anything else is adapted here, in one place.
+The verdicts come from the gate analysis (`flagscan.evaluate.gates_run.evaluate_gpu`
+over the read facts of `flagscan.extract.reads.load_reads`), a stage written
+separately. While it is not importable `gates_module()` is None and every caller
+reports "gates: not analysed" — never "no no-ops". Its records (FlagVerdict with a
+Status, reads and the guards that decide them) are adapted here, in one place, to
+GateVerdict: status, certainty, evidence as SGLang locations with source text.
 """
 
 from __future__ import annotations
@@ -24,7 +17,7 @@ from typing import Any
 
 from flagscan.diagnostics import Evidence
 
-ENTRY = "flag_verdicts"
+ENTRY = "evaluate_gpu"
 
 
 @dataclass(frozen=True, slots=True)
@@ -36,8 +29,10 @@ class GateVerdict:
 
 
 def gates_module() -> Any | None:
+    """The gate analysis entry module, or None while it is not available."""
     try:
-        module = importlib.import_module("flagscan.evaluate.gates")
+        module = importlib.import_module("flagscan.evaluate.gates_run")
+        importlib.import_module("flagscan.extract.reads")
     except ImportError:
         return None
     return module if callable(getattr(module, ENTRY, None)) else None
@@ -67,9 +62,28 @@ def verdicts(root: Any, cache_dir: Any, inventory: Any, gpu: Any, *, values: dic
     module = gates_module()
     if module is None:
         return None
-    raw = getattr(module, ENTRY)(root, cache_dir, inventory, gpu, values=values or {}, resolution=resolution,
-                                 model=model, env=env or {})
-    return {dest: adapt(dest, v) for dest, v in dict(raw).items()}
+    from flagscan.extract.reads import load_reads
+
+    reads = load_reads(root, cache_dir)
+    settings = module.runtime_settings(resolution) if resolution is not None else None
+    gg = getattr(module, ENTRY)(root, cache_dir, inventory, reads, gpu, env=env or {}, model=model,
+                                settings=settings, flags=sorted(values) if values else None)
+    out: dict[str, GateVerdict] = {}
+    for dest, v in gg.verdicts.items():
+        status = getattr(v.status, "value", str(v.status))
+        evidence: list[Evidence] = []
+        if status == "NO_OP" and gg.evaluator is not None:
+            for item in module.evidence(gg.evaluator, v):
+                evidence.append(Evidence(str(item.get("guard_location", "?")), str(item.get("guard", ""))))
+                if item.get("read"):
+                    evidence.append(Evidence(str(item["read"]), f"read of {dest}"))
+                for name in item.get("names") or ():
+                    if isinstance(name, dict) and name.get("location"):
+                        evidence.append(Evidence(str(name["location"]), str(name.get("text") or name.get("name") or "")))
+        # The gate stage states NO_OP only when every read is certainly dead (else CONDITIONAL).
+        out[dest] = GateVerdict(dest, status, not getattr(v, "needs", None) or status == "NO_OP",
+                                tuple(dict.fromkeys(evidence)))
+    return out
 
 
 def flag_verdicts(ctx: Any) -> dict[str, GateVerdict] | None:
