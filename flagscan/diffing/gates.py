@@ -25,6 +25,8 @@ def diff_gates(old: Any, new: Any, gpus: Sequence[Any]) -> GateChanges | None:
         for dest in sorted(before.keys() | after.keys()):
             x, y = before.get(dest), after.get(dest)
             entry = {"gpu": gpu.table_entry or gpu.sm, "dest": dest}
+            if x is not None and y is not None and x.status == y.status:
+                continue
             if x is None:
                 added.append({**entry, "status": y.status})
             elif y is None:

@@ -50,8 +50,8 @@ class GateChanges:
                 "changed": list(self.changed)}
 
 
-GATES_NOT_ANALYSED = {"analysed": False, "reason": "flagscan.evaluate.gates is not available",
-                      "added": None, "removed": None, "changed": None}
+def gates_not_analysed(reason: str) -> dict[str, Any]:
+    return {"analysed": False, "reason": reason, "added": None, "removed": None, "changed": None}
 
 
 @dataclass(frozen=True, slots=True)
@@ -78,10 +78,11 @@ class DiffReport:
     effects: EffectChanges
     gates: GateChanges | None
     units: tuple[UnitChange, ...] = field(default=())
+    gates_reason: str = "the gate analysis is not available"
 
     def to_json(self) -> dict[str, Any]:
         return {"old": self.old, "new": self.new, "flags": self.flags.to_json(), "effects": self.effects.to_json(),
-                "gates": self.gates.to_json() if self.gates is not None else dict(GATES_NOT_ANALYSED),
+                "gates": self.gates.to_json() if self.gates is not None else gates_not_analysed(self.gates_reason),
                 "units": [u.to_json() for u in self.units], "summary": summary(self)}
 
 

@@ -118,3 +118,14 @@ def test_bad_input_exit_2(tmp_path, args) -> None:
 def test_unknown_revision_exit_2(tmp_path) -> None:
     result = CliRunner().invoke(main, ["--cache-dir", str(tmp_path), "--offline", "-q", "diff", "0.0.1", NEW])
     assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+def test_gate_changes_per_gpu_when_the_gate_analysis_is_available(tmp_path) -> None:
+    from flagscan.lint.gates_port import gates_module
+
+    if gates_module() is None:
+        pytest.skip("the gate analysis is not available")
+    doc = json.loads(_cli(tmp_path, "--gpu", "rtx-pro-6000", "--format", "json").stdout)
+    assert doc["gates"]["analysed"] is True
+    assert {"gpu": "rtx-pro-6000", "dest": "enable_allreduce_fusion", "old": "NO_OP", "new": "UNREAD"}.items() <= \
+        next(c for c in doc["gates"]["changed"] if c["dest"] == "enable_allreduce_fusion").items()
