@@ -14,7 +14,7 @@ from typing import Any, Callable
 from flagscan.evaluate.state import Event, State, join_states, join_values, same
 from flagscan.evaluate.values import (
     BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal, GenericAlias,
-    LambdaVal, LazyImport, LoggerVal, Memo, ModuleVal, Obj, PartialVal, Raised, SuperVal, Unknown, has_unknown,
+    LambdaVal, LazyImport, LoggerVal, Maybe, Memo, ModuleVal, Obj, PartialVal, Raised, SuperVal, Unknown, has_unknown,
     unknown_of,
 )
 
@@ -400,8 +400,14 @@ class Interpreter:
         for item in iterable[:2000]:
             if current is None:
                 break
+            skipped = None
+            if isinstance(item, Maybe):  # present on some paths: run the body on one, skip on the other
+                skipped = current.fork()
+                item = item.value
             self.assign(target, item, current, module, line)
             outcomes = self.exec_block(body, current, module)
+            if skipped is not None:
+                outcomes = list(outcomes) + [("next", skipped, None)]
             conts = [s for k, s, _ in outcomes if k in ("next", "continue")]
             finished.extend(s for k, s, _ in outcomes if k == "break")
             results.extend(o for o in outcomes if o[0] in ("return", "raise"))

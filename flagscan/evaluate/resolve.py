@@ -201,9 +201,7 @@ def _settings(interp, inventory: Inventory, user_values: dict[str, Any], record:
             writes.setdefault(e.attr, []).append(e)
     dests = {f.dest: f for f in inventory.flags}
     out: dict[str, Setting] = {}
-    for name in initial:
-        if name.startswith("_"):
-            continue
+    for name in initial:  # the record's fields (underscore-prefixed ones included)
         value = materialize(final.get(name, initial[name]), state)
         start = materialize(initial[name], state)
         flag = dests.get(name)

@@ -10,7 +10,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any, Iterator
 
-from flagscan.evaluate.values import Unknown
+from flagscan.evaluate.values import Maybe, Unknown
 
 MAX_OPTIONS = 8
 
@@ -174,6 +174,10 @@ def join_values(values: list[Any], why: str) -> Any:
     first = values[0]
     if all(same(first, v) for v in values[1:]):
         return first
+    if all(isinstance(v, list) for v in values):
+        joined = _join_lists(values)
+        if joined is not None:
+            return joined
     options: list[Any] = []
     needs: set[str] = set()
     complete = True
@@ -190,6 +194,26 @@ def join_values(values: list[Any], why: str) -> Any:
             options.append(v)
     keep = complete and len(options) <= MAX_OPTIONS
     return Unknown(why, needs, tuple(options) if keep else None)
+
+
+def _join_lists(lists: list[list[Any]]) -> list[Any] | None:
+    """Lists that share a prefix and differ by what was appended on some paths:
+    the prefix, then every appended element as Maybe."""
+    shortest = min(len(l) for l in lists)
+    prefix = 0
+    while prefix < shortest and all(_same_item(lists[0][prefix], l[prefix]) for l in lists[1:]):
+        prefix += 1
+    if prefix == 0 and shortest > 0:
+        return None
+    out = list(lists[0][:prefix])
+    for l in lists:
+        for item in l[prefix:]:
+            out.append(item if isinstance(item, Maybe) else Maybe(item))
+    return out
+
+
+def _same_item(a: Any, b: Any) -> bool:
+    return a is b or same(a, b)
 
 
 def join_states(states: list[State], why: str) -> State:

@@ -28,6 +28,16 @@ class Unknown:
         return f"Unknown({self.why!r})"
 
 
+class Maybe(Unknown):
+    """A list element that exists on some paths only (one side of a join appended it)."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Any) -> None:
+        super().__init__("an element present on some paths")
+        self.value = value
+
+
 def unknown_of(*values: Any, why: str = "") -> Unknown:
     """An Unknown carrying the needs of every Unknown among `values`."""
     needs: set[str] = set()

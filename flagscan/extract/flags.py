@@ -308,10 +308,34 @@ def _generate(run: _Run, call: cst.Call, scope: Scope) -> None:
         run.notes.append(f"{scope.module.relpath}:{scope.module.line(call)}: generator over "
                          f"{scope.module.code(call.args[1].value) if len(call.args) > 1 else '?'} not followed")
         return
+    _check_generator_reviewed(run, call, scope)
     for decl in run.fields.values():
         flag = generate_field_flag(run.ev, run.rules, decl, field_default(run.ev, decl))
         if flag is not None:
             run.flags.append(flag)
+
+
+def generator_digest(run_ev: Evaluator, func: Any) -> tuple[str, str] | None:
+    """(relpath, sha256 of the generator function's normalised source)."""
+    import ast
+    import hashlib
+
+    if not isinstance(func, FuncRef):
+        return None
+    info = run_ev.index.module(func.module)
+    node = info.functions.get(func.name) if info is not None else None
+    if node is None:
+        return None
+    tree = ast.parse(info.code(node).strip())
+    return info.relpath, hashlib.sha256(ast.unparse(tree.body[0]).encode()).hexdigest()
+
+
+def _check_generator_reviewed(run: _Run, call: cst.Call, scope: Scope) -> None:
+    found = generator_digest(run.ev, _safe_eval(run, call.func, scope))
+    reviewed = {r["sha256"] for r in run.rules["generator"].get("reviewed", [])}
+    if found is not None and found[1] not in reviewed:
+        run.notes.append(f"{found[0]}: the annotated-field generator differs from every reviewed version "
+                         f"(sha256 {found[1][:12]}); flags generated from fields follow the reviewed semantics")
 
 
 def _allow_abbrev(run: _Run, module: ModuleInfo) -> bool:

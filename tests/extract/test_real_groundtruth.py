@@ -35,3 +35,12 @@ def test_inventory_matches_sglangs_parser(release: str, real_cache_dir) -> None:
     assert summary["option_coverage"] == 1.0
     assert summary["field_agreement"] >= 0.99, result["mismatches"][:10]
     assert result["parser"]["allow_abbrev"]["agree"]
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("release", ["0.5.14", "0.5.18", "0.5.20", "0.5.23"])
+def test_annotated_field_generator_was_reviewed(release: str, real_cache_dir) -> None:
+    """rules/cli.toml restates the generator's branch semantics; its hash must match."""
+    tree = get_source(release, cache_dir=real_cache_dir)
+    inventory, _ = load_inventory(tree.root, real_cache_dir)
+    assert not any("generator differs" in note for note in inventory.notes), inventory.notes
