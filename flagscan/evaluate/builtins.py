@@ -6,7 +6,7 @@ import math
 from typing import Any
 
 from flagscan.evaluate.values import (
-    BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal, Obj,
+    BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal, Maybe, Obj,
     Unknown, has_unknown, unknown_of,
 )
 
@@ -309,6 +309,14 @@ def _super(interp, state, args, kwargs, module, line):
     return Unknown("super()")
 
 
+def _maybe_entry(attr: str, key: Any, value: Any) -> Any:
+    """An entry of a joined dict that exists on some paths only is a Maybe element."""
+    maybe = isinstance(value, Maybe)
+    inner = value.value if maybe else value
+    item = key if attr == "keys" else inner if attr == "values" else (key, inner)
+    return Maybe(item) if maybe else item
+
+
 def method_of(base: Any, attr: str) -> Any:
     """A bound method of a plain value, evaluated only on known arguments."""
     methods = _SAFE_METHODS.get(type(base), set())
@@ -324,7 +332,12 @@ def method_of(base: Any, attr: str) -> Any:
                 result = bound(*args, **kwargs)
             except Exception:
                 return Unknown(f".{attr}(...) failed")
-            if attr in ("keys", "values", "items"):
+            if isinstance(base, dict) and attr in ("keys", "values", "items"):
+                result = [_maybe_entry(attr, k, v) for k, v in base.items()]
+            elif isinstance(base, dict) and attr == "get" and isinstance(result, Maybe):
+                from flagscan.evaluate.state import join_values
+                result = join_values([result.value, args[1] if len(args) > 1 else None], "dict.get")
+            elif attr in ("keys", "values", "items"):
                 result = list(result)
             return result
         return Builtin(attr, call)

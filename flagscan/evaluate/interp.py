@@ -1045,6 +1045,8 @@ class Interpreter:
         try:
             if isinstance(container, dict):
                 found = item in container
+                if found and isinstance(container[item], Maybe):
+                    return Unknown(f"{item!r} present on some paths")
             else:
                 elements = list(container) if not isinstance(container, str) else None
                 if elements is None:
@@ -1119,9 +1121,11 @@ class Interpreter:
                 return GenericAlias(base, index if isinstance(index, tuple) else (index,))
             return unknown_of(base, index, why=self._text(node) if node else "subscript")
         try:
-            return base[index]
+            value = base[index]
         except Exception:
             return Unknown(self._text(node) if node else "subscript")
+        # A key present on some paths only is read where code found it present.
+        return value.value if isinstance(value, Maybe) and isinstance(base, dict) else value
 
     def _e_list(self, node, state, module, line):
         return self._elements(node[1], state, module, line)
@@ -1253,7 +1257,7 @@ class Interpreter:
         if isinstance(value, (list, tuple, set, frozenset, str)):
             return list(value)
         if isinstance(value, dict):
-            return list(value.keys())
+            return [Maybe(k) if isinstance(v, Maybe) else k for k, v in value.items()]
         if isinstance(value, ConfigView):
             return list(value.data.keys())
         if isinstance(value, ClassVal) and value.is_enum:

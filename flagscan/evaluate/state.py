@@ -178,6 +178,8 @@ def join_values(values: list[Any], why: str) -> Any:
         joined = _join_lists(values)
         if joined is not None:
             return joined
+    if all(isinstance(v, dict) for v in values):
+        return _join_dicts(values, why)
     options: list[Any] = []
     needs: set[str] = set()
     complete = True
@@ -209,6 +211,23 @@ def _join_lists(lists: list[list[Any]]) -> list[Any] | None:
     for l in lists:
         for item in l[prefix:]:
             out.append(item if isinstance(item, Maybe) else Maybe(item))
+    return out
+
+
+def _join_dicts(dicts: list[dict[Any, Any]], why: str) -> dict[Any, Any]:
+    """Key by key: a key some paths lack holds a Maybe of its joined value."""
+    out: dict[Any, Any] = {}
+    keys: list[Any] = []
+    for d in dicts:
+        for k in d:
+            if k not in out and k not in keys:
+                keys.append(k)
+    for k in keys:
+        present = [d[k] for d in dicts if k in d]
+        inner = [v.value if isinstance(v, Maybe) else v for v in present]
+        value = join_values(inner, why) if len(inner) > 1 else inner[0]
+        maybe = len(present) < len(dicts) or any(isinstance(v, Maybe) for v in present)
+        out[k] = Maybe(value) if maybe else value
     return out
 
 
