@@ -2,8 +2,8 @@
 
 ## What it does
 With an upgrade target and a GPU, resolves the command at both revisions (same GPU,
-model and environment) and reports every setting whose effective value or origin
-(default / user / adjusted) differs, with the target release's causes as evidence.
+model and environment) and reports every setting whose effective value differs (with its origin, default /
+user / adjusted, on both sides), with the target release's causes as evidence.
 
 ## Why is this bad?
 A release bump changes defaults and auto-adjustments silently: throughput or memory
@@ -59,8 +59,8 @@ def changes(before, after) -> list[tuple[str, object, object]]:
             continue  # a flag that appears or disappears is FS501 / the flags diff
         if not (old.certain and new.certain):
             continue  # precision: an unknown on either side is not a change
-        if jsonable(old.value) != jsonable(new.value) or old.origin != new.origin:
-            out.append((dest, old, new))
+        if jsonable(old.value) != jsonable(new.value):
+            out.append((dest, old, new))  # same value from another origin runs the same: not reported
     return out
 
 
