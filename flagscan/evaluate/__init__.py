@@ -38,7 +38,12 @@ def predict(root: Path, cache_dir: Path | None, inventory: Inventory, values: di
     given = user_values(values)
     model_path = given.get("model_path") if isinstance(given.get("model_path"), str) else None
     world = World(scenario.gpu, dict(scenario.env), scenario.model, model_path)
-    return resolve(ModuleStore(root, cache_dir), inventory, given, world)
+    try:
+        return resolve(ModuleStore(root, cache_dir), inventory, given, world)
+    except (RecursionError, MemoryError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
+        # Code flagscan cannot follow degrades to "unknown", never to a crash.
+        return Resolution({}, [], [f"resolution could not be followed ({type(exc).__name__}: {exc}); "
+                                   "every setting is unknown"], False)
 
 
 __all__ = ["ModelError", "ModelFacts", "Resolution", "Scenario", "load_model", "predict"]

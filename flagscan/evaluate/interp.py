@@ -627,7 +627,7 @@ class Interpreter:
                 return base.module.name
             if attr == "__annotations__":
                 fields = base.value_fields if base.value_fields is not None else (base.ir or {}).get("fields", [])
-                return {name: Unknown(f"annotation of {name}") for name, _ in fields}
+                return {entry[0]: Unknown(f"annotation of {entry[0]}") for entry in fields}
             if attr == "__dict__":
                 return dict(base.attrs)
             if attr == "__mro__":

@@ -28,7 +28,9 @@ def code_version() -> str:
     for path in sorted(here.glob("*.py")) + sorted((here.parent / "facts").glob("*.py")):
         h.update(path.name.encode())
         h.update(path.read_bytes())
-    rules = resources.files("flagscan.rules")
+    from flagscan.ruledata import rules_dir
+
+    rules = rules_dir()
     for entry in sorted(rules.iterdir(), key=lambda p: p.name):
         if entry.name.endswith(".toml"):
             h.update(entry.name.encode())
