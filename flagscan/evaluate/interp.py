@@ -328,7 +328,7 @@ class Interpreter:
         return [("next", state, None)]
 
     def _s_if(self, stmt, state, module):
-        _, line, test_ir, body, orelse, text = stmt
+        _, line, test_ir, body, orelse, text = stmt[:6]   # stmt[6], the source text, is for the read extractor
         test = self.eval(test_ir, state, module, line=line)
         t = truth(test)
         if t is True:
@@ -403,6 +403,9 @@ class Interpreter:
             skipped = None
             if isinstance(item, Maybe):  # present on some paths: run the body on one, skip on the other
                 skipped = current.fork()
+                what = f"an element of {self._text(iter_ir)} that exists on some paths"
+                skipped.assumptions = skipped.assumptions + (f"{what} is absent",)
+                current.assumptions = current.assumptions + (f"{what} is present",)
                 item = item.value
             self.assign(target, item, current, module, line)
             outcomes = self.exec_block(body, current, module)
@@ -1271,7 +1274,7 @@ class Interpreter:
 
     @staticmethod
     def _text(node: Any) -> str:
-        from flagscan.evaluate.render import render
+        from flagscan.facts.render import render
 
         return render(node)
 
