@@ -355,24 +355,26 @@ class Interpreter:
         return [("return", state, value)]
 
     def _s_raise(self, stmt, state, module):
+        # A raising path keeps its own state object: the caller may later adopt the
+        # joined returning paths into the object it passed in.
         if stmt[2] is None:
             current = state.locals.get("__exception__")
             if isinstance(current, ExcVal):
-                return [("raise", state, current)]
+                return [("raise", state.fork(), current)]
         exc = self.eval(stmt[2], state, module, line=stmt[1]) if stmt[2] is not None else ExcVal("Exception", "re-raised")
         if isinstance(exc, ClassVal):
             exc = ExcVal(exc.name, "", exc)
         if not isinstance(exc, ExcVal):
             exc = ExcVal(getattr(exc, "path", "Exception"), exc if isinstance(exc, (str, Unknown)) else "")
         self.record(state, "raise", module, stmt[1], value=exc.type_name, message=exc.message)
-        return [("raise", state, exc)]
+        return [("raise", state.fork(), exc)]
 
     def _s_assert(self, stmt, state, module):
-        _, line, test_ir, msg_ir, text = stmt
+        _, line, test_ir, msg_ir, text = stmt[:5]   # stmt[5], the source text, is for the read extractor
         t = truth(self.eval(test_ir, state, module, line=line))
         if t is True:
             return [("next", state, None)]
-        failing = state if t is False else state.fork()
+        failing = state.fork()
         if t is None:
             failing.assumptions = failing.assumptions + (f"not ({text})",)
             state.assumptions = state.assumptions + (text,)
