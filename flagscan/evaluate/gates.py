@@ -265,7 +265,7 @@ def _substitute(node: Any, reads: dict[str, Any], ev: GateEvaluator, subject: st
 
 
 def _short(test: Any) -> str:
-    from flagscan.facts.reads import ir_text
+    from flagscan.facts.render import render
 
-    text = ir_text(test)
+    text = render(test)
     return text if len(text) <= 80 else text[:77] + "..."

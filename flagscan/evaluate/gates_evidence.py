@@ -15,7 +15,8 @@ from typing import Any
 from flagscan.evaluate.interp import truth
 from flagscan.evaluate.state import State
 from flagscan.evaluate.values import Unknown
-from flagscan.facts.reads import FileFacts, Guard, ir_text, transform
+from flagscan.facts.reads import FileFacts, Guard, transform
+from flagscan.facts.render import render
 
 
 def names_in(test: Any) -> list[str]:
@@ -57,7 +58,7 @@ def definition_site(store, module: str, name: str, depth: int = 0) -> dict[str, 
             return {"name": name, "location": f"{store.get(f'{mod}.{attr}')['path']}:1", "text": f"module {mod}.{attr}"}
         return site
     if kind == "assign":
-        return {"name": name, "location": f"{ir['path']}:{stmt[1]}", "text": f"{name} = {ir_text(stmt[3])}",
+        return {"name": name, "location": f"{ir['path']}:{stmt[1]}", "text": f"{name} = {render(stmt[3])}",
                 "value_ir": stmt[3], "module": module}
     fn = stmt[2]
     return {"name": name, "location": f"{ir['path']}:{fn['line']}", "text": f"{stmt[0]} {name}(...)", "module": module}

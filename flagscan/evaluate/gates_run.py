@@ -7,7 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from flagscan.evaluate.gates import FlagVerdict, GateEvaluator, Status
-from flagscan.evaluate.gates_store import AstModuleStore, GateInterpreter
+from flagscan.evaluate.gates_store import GateInterpreter
+from flagscan.extract.irstore import ModuleStore
 from flagscan.evaluate.values import Unknown
 from flagscan.evaluate.world import ModelFacts, World
 from flagscan.facts.flags import Inventory
@@ -64,7 +65,7 @@ def evaluate_gpu(root: Path, cache_dir: Path | None, inventory: Inventory, tree_
         return Unknown(dest, {f"setting:{dest}"})
 
     world = World(gpu, dict(env or {}), model, None)
-    interp = GateInterpreter(AstModuleStore(root, cache_dir), world, mirrors_of(tree_reads, dests, value_of))
+    interp = GateInterpreter(ModuleStore(root, cache_dir), world, mirrors_of(tree_reads, dests, value_of))
     evaluator = GateEvaluator(tree_reads, dests, interp, settings)
     wanted = flags if flags is not None else [f.dest for f in inventory.flags]
     verdicts = {dest: evaluator.flag(dest) for dest in wanted}

@@ -1,7 +1,7 @@
 """evaluate: the interpreter that gate guards are evaluated with (ast-lowered modules, runtime globals).
 
-Modules come from the same IR cache the read extractor fills (ast lowering,
-flagscan/extract/reads_lower.py). After a module executes, every module global
+Modules come from the IR cache (flagscan/extract/irstore.py) that the read
+extractor fills as it parses. After a module executes, every module global
 that some function rebinds with `global` is replaced by what runtime code can
 see: the setting it mirrors (`_ENABLE_DP_ATTENTION_FLAG = server_args.enable_dp_attention`
 in `initialize_dp_attention`) or an unknown; its import-time value is not what
@@ -10,44 +10,11 @@ a request sees.
 
 from __future__ import annotations
 
-import hashlib
-import json
-from pathlib import Path
 from typing import Any
 
 from flagscan.evaluate.interp import Interpreter
 from flagscan.evaluate.state import State
 from flagscan.evaluate.values import ClassVal, FuncVal, ModuleVal, Unknown
-from flagscan.extract.irstore import ModuleStore
-
-
-class AstModuleStore(ModuleStore):
-    """ModuleStore whose modules are lowered with `ast` and cached with the read facts."""
-
-    def _load(self, dotted: str, path: Path) -> dict[str, Any] | None:
-        from flagscan.extract.reads import ir_record
-        from flagscan.extract.reads_lower import lower_source
-
-        data = path.read_bytes()
-        digest = hashlib.sha256(data).hexdigest()
-        relpath = path.relative_to(self.root).as_posix()
-        record = ir_record(Path(self.dir).parent.parent if self.dir is not None else None, digest)
-        if record is not None:
-            try:
-                with open(record, encoding="utf-8") as fh:
-                    body = json.load(fh)["body"]
-                return {"name": dotted, "path": relpath, "body": body}
-            except (OSError, ValueError, KeyError):
-                pass
-        try:
-            module = lower_source(dotted, relpath, data.decode("utf-8"))
-        except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError) as exc:
-            self.failed[relpath] = type(exc).__name__
-            return None
-        self.parsed.append(relpath)
-        if record is not None:
-            self._store(record, {"body": module["body"]})
-        return module
 
 
 class GateInterpreter(Interpreter):

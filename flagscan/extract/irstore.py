@@ -3,7 +3,9 @@
 The evaluator asks for modules by dotted name; a module is parsed and lowered only
 the first time its exact content is seen (the cache key is the file's sha256 and
 flagscan's extractor version), so a warm run and a neighbouring release re-parse
-only files that changed.
+only files that changed. The read extractor (flagscan/extract/reads.py) fills
+the same cache as it parses, so the gate evaluation that follows it re-parses
+nothing.
 """
 
 from __future__ import annotations
@@ -18,10 +20,17 @@ from typing import Any
 from flagscan.extract.cache import code_version
 
 
+def ir_record(cache_dir: Path | None, digest: str) -> Path | None:
+    """Where the lowered module of a file whose content has sha256 `digest` is cached."""
+    if cache_dir is None:
+        return None
+    return Path(cache_dir) / "facts" / "ir" / code_version() / digest[:2] / f"{digest}.json"
+
+
 class ModuleStore:
     def __init__(self, root: Path, cache_dir: Path | None = None) -> None:
         self.root = Path(root)
-        self.dir = Path(cache_dir) / "facts" / "ir" if cache_dir is not None else None
+        self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self._loaded: dict[str, dict[str, Any] | None] = {}
         self.parsed: list[str] = []   # relpaths parsed in this run (cold work)
         self.failed: dict[str, str] = {}
@@ -47,7 +56,7 @@ class ModuleStore:
     def _load(self, dotted: str, path: Path) -> dict[str, Any] | None:
         data = path.read_bytes()
         key = hashlib.sha256(data).hexdigest()
-        record = self._record_path(key)
+        record = ir_record(self.cache_dir, key)
         if record is not None:
             try:
                 with open(record, encoding="utf-8") as fh:
@@ -73,11 +82,6 @@ class ModuleStore:
             return None
         self.parsed.append(relpath)
         return module
-
-    def _record_path(self, key: str) -> Path | None:
-        if self.dir is None:
-            return None
-        return self.dir / code_version() / key[:2] / f"{key}.json"
 
     @staticmethod
     def _store(path: Path, module: dict[str, Any]) -> None:

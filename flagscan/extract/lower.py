@@ -4,6 +4,12 @@ Lowering reads Python's own `ast` rather than libcst: the IR needs statement
 lines and condition text, which `ast` gives at a fraction of libcst's parse and
 position-metadata cost (the whole-tree analyses lower hundreds of modules).
 libcst stays where formatting-exact positions of flags matter (the inventory).
+
+One lowering serves the interpreter (resolution, gate guards) and the read
+extractor; the extras the read extractor uses are trailing elements or markers
+the interpreter does not look at (see flagscan/facts/ir.py): the own line of
+"a", "sub" and "call" nodes, the source text of `if` and `assert` tests, `global` names, and
+`await x` as a call of `__await__`.
 """
 
 from __future__ import annotations
@@ -34,6 +40,23 @@ def _text(node: ast.AST) -> str:
         return "<expr>"
 
 
+def _source_text(lines: list[str], node: ast.AST) -> str:
+    """The node's source text as written, on one line (whitespace runs collapsed)."""
+    try:
+        l0, l1 = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
+        c0, c1 = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+        if l0 == l1:
+            seg = lines[l0].encode()[c0:c1].decode("utf-8", "replace")
+        else:
+            first = lines[l0].encode()[c0:].decode("utf-8", "replace")
+            last = lines[l1].encode()[:c1].decode("utf-8", "replace")
+            seg = first + "".join(lines[l0 + 1:l1]) + last
+    except Exception:
+        seg = _text(node)
+    text = " ".join(seg.split())
+    return text.replace("( ", "(").replace(" )", ")").replace("[ ", "[").replace(", ]", "]").replace(" ]", "]")
+
+
 def _absolute(module: str, package: str, level: int) -> str:
     if level == 0:
         return module
@@ -45,10 +68,11 @@ def _absolute(module: str, package: str, level: int) -> str:
 
 
 class Lowerer:
-    def __init__(self, name: str, path: str, is_package: bool) -> None:
+    def __init__(self, name: str, path: str, is_package: bool, source: str = "") -> None:
         self.name = name
         self.path = path
         self.package = name if is_package else name.rpartition(".")[0]
+        self.lines = source.splitlines(keepends=True)
 
     def module(self, tree: ast.Module) -> dict[str, Any]:
         return {"name": self.name, "path": self.path, "body": self.block(tree.body)}
@@ -63,7 +87,8 @@ class Lowerer:
     def stmt(self, node: ast.stmt) -> list[Any]:
         line = node.lineno
         if isinstance(node, ast.If):
-            return [["if", line, self.expr(node.test), self.block(node.body), self.block(node.orelse), _text(node.test)]]
+            return [["if", line, self.expr(node.test), self.block(node.body), self.block(node.orelse), _text(node.test),
+                     _source_text(self.lines, node.test)]]
         if isinstance(node, (ast.FunctionDef, ast.AsyncFunctionDef)):
             return [["def", line, self.function(node)]]
         if isinstance(node, ast.ClassDef):
@@ -97,7 +122,7 @@ class Lowerer:
             return [["raise", line, self.expr(node.exc) if node.exc is not None else None]]
         if isinstance(node, ast.Assert):
             msg = self.expr(node.msg) if node.msg is not None else None
-            return [["assert", line, self.expr(node.test), msg, _text(node.test)]]
+            return [["assert", line, self.expr(node.test), msg, _text(node.test), _source_text(self.lines, node.test)]]
         if isinstance(node, ast.Pass):
             return [["pass", line]]
         if isinstance(node, ast.Break):
@@ -106,7 +131,9 @@ class Lowerer:
             return [["continue", line]]
         if isinstance(node, ast.Delete):
             return [["del", line]]
-        if isinstance(node, (ast.Global, ast.Nonlocal)):
+        if isinstance(node, ast.Global):
+            return [["pass", line, "global", list(node.names)]]
+        if isinstance(node, ast.Nonlocal):
             return [["pass", line]]
         if isinstance(node, ast.ImportFrom):
             module = _absolute(node.module or "", self.package, node.level or 0)
@@ -181,7 +208,10 @@ class Lowerer:
         method = getattr(self, "_" + type(node).__name__, None)
         if method is None:
             return ["unk", _text(node)[:200]]
-        return method(node)
+        try:
+            return method(node)
+        except Exception:  # never fail a module on one odd expression
+            return ["unk", _text(node)[:200]]
 
     def _Constant(self, node: ast.Constant) -> Any:
         value = node.value
@@ -197,12 +227,15 @@ class Lowerer:
         return ["n", node.id]
 
     def _Attribute(self, node: ast.Attribute) -> Any:
-        return ["a", self.expr(node.value), node.attr]
+        return ["a", self.expr(node.value), node.attr, node.lineno]
 
     def _Call(self, node: ast.Call) -> Any:
         args = [["*", self.expr(a.value)] if isinstance(a, ast.Starred) else self.expr(a) for a in node.args]
         kwargs = [[k.arg if k.arg is not None else "**", self.expr(k.value)] for k in node.keywords]
-        return ["call", self.expr(node.func), args, kwargs]
+        return ["call", self.expr(node.func), args, kwargs, node.lineno]
+
+    def _Await(self, node: ast.Await) -> Any:
+        return ["call", ["n", "__await__"], [self.expr(node.value)], [], node.lineno]
 
     def _BinOp(self, node: ast.BinOp) -> Any:
         return ["bin", _BINOP.get(type(node.op), "?"), self.expr(node.left), self.expr(node.right)]
@@ -221,7 +254,7 @@ class Lowerer:
         return ["ifx", self.expr(node.test), self.expr(node.body), self.expr(node.orelse)]
 
     def _Subscript(self, node: ast.Subscript) -> Any:
-        return ["sub", self.expr(node.value), self._index(node.slice)]
+        return ["sub", self.expr(node.value), self._index(node.slice), node.lineno]
 
     def _index(self, node: ast.expr) -> Any:
         if isinstance(node, ast.Slice):
@@ -278,8 +311,9 @@ class Lowerer:
 
 
 def lower_source(source: str, name: str, path: str, is_package: bool) -> dict[str, Any]:
+    """The IR module of `source`; LowerError (the parser's exception as its cause) if it does not parse."""
     try:
         tree = ast.parse(source)
-    except (SyntaxError, ValueError) as exc:
+        return Lowerer(name, path, is_package, source).module(tree)
+    except (SyntaxError, ValueError, RecursionError) as exc:
         raise LowerError(f"{path}: {type(exc).__name__}: {exc}") from exc
-    return Lowerer(name, path, is_package).module(tree)

@@ -2,8 +2,9 @@
 
 Cold analysis: every `.py` file under `sglang/` is prefiltered on its bytes
 (rules/reads.toml `prefilter`), the survivors are parsed with `ast`, lowered
-to the IR and walked in a pool of worker processes; each file's facts and IR
-are stored under `<cache>/facts/reads/` and `<cache>/facts/ir-ast/` keyed by
+to the IR (flagscan/extract/lower.py) and walked in a pool of worker processes;
+each file's facts and IR are stored under `<cache>/facts/reads/` and the
+ModuleStore's `<cache>/facts/ir/` (flagscan/extract/irstore.py) keyed by
 the file's sha256 and flagscan's extractor version, so a neighbouring release
 re-parses only the files that changed. A whole-tree index (keyed by the
 files' sizes and mtimes) makes a warm run a single file read.
@@ -76,12 +77,6 @@ def _read_json(path: Path | None) -> Any:
         return None
 
 
-def ir_record(cache_dir: Path | None, digest: str) -> Path | None:
-    if cache_dir is None:
-        return None
-    return Path(cache_dir) / "facts" / "ir-ast" / code_version() / digest[:2] / f"{digest}.json"
-
-
 def _facts_record(cache_dir: Path | None, digest: str, role: str) -> Path | None:
     if cache_dir is None:
         return None
@@ -90,22 +85,25 @@ def _facts_record(cache_dir: Path | None, digest: str, role: str) -> Path | None
 
 def _extract_one(task: tuple[str, str, str, str, str | None]) -> tuple[str, dict[str, Any] | None, str | None]:
     """Worker: (root, relpath, digest, role, cache_dir) -> (relpath, facts json, parse error)."""
-    from flagscan.extract.reads_lower import lower_source
+    from flagscan.extract.irstore import ir_record
+    from flagscan.extract.lower import LowerError, lower_source
     from flagscan.extract.reads_walk import Idioms, walk_module
 
     root, relpath, digest, role, cache = task
     cache_dir = Path(cache) if cache else None
     try:
         source = (Path(root) / relpath).read_bytes().decode("utf-8")
-        ir = lower_source(_module_name(relpath), relpath, source)
-    except (SyntaxError, ValueError, UnicodeDecodeError, RecursionError, OSError) as exc:
+        ir = lower_source(source, _module_name(relpath), relpath, relpath.endswith("__init__.py"))
+    except (LowerError, UnicodeDecodeError, OSError) as exc:
+        if isinstance(exc, LowerError) and exc.__cause__ is not None:
+            exc = exc.__cause__
         reason = f"{type(exc).__name__}: {getattr(exc, 'msg', None) or exc}"
         if isinstance(exc, SyntaxError) and exc.lineno:
             reason += f" (line {exc.lineno})"
         return relpath, None, reason
     record = ir_record(cache_dir, digest)
     if record is not None:
-        _atomic_write(record, {"body": ir["body"]})
+        _atomic_write(record, ir)
     facts = walk_module(ir, _idioms(Idioms), resolution=role == "resolution").to_json()
     facts_path = _facts_record(cache_dir, digest, role)
     if facts_path is not None:

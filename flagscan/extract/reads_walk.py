@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from flagscan.facts.reads import CallSite, FileFacts, Guard, Mirror, Read, Write, ir_text, reads_in, transform
+from flagscan.facts.reads import CallSite, FileFacts, Guard, Mirror, Read, Write, reads_in, transform
+from flagscan.facts.render import render
 from flagscan.ruledata import load
 
 _TERMINAL = {"ret": "return", "raise": "raise", "continue": "return", "break": "return"}
@@ -169,7 +170,7 @@ class ModuleWalker:
         """A copy of an expression with each read replaced by ["read", chain, namespaced, text]."""
         def replace(n: Any) -> Any:
             c = self.chain(n, ctx)
-            return ["read", list(c[2]), c[1], ir_text(n)] if c is not None else None
+            return ["read", list(c[2]), c[1], render(n)] if c is not None else None
 
         return transform(node, replace)
 
@@ -183,7 +184,7 @@ class ModuleWalker:
         return self.facts
 
     def guard(self, kind: str, test: Any, text: str | None, polarity: bool, line: int, ctx: Ctx) -> Guard:
-        return Guard(kind, self.mark(test, ctx), text if text is not None else ir_text(test), polarity, line, ctx.scope)
+        return Guard(kind, self.mark(test, ctx), text if text is not None else render(test), polarity, line, ctx.scope)
 
     def block(self, stmts: list[Any], guards: tuple[Guard, ...], ctx: Ctx) -> None:
         for stmt in stmts:
@@ -192,19 +193,19 @@ class ModuleWalker:
             if kind == "if":
                 body_exit, else_exit = _terminal(stmt[3]), _terminal(stmt[4])
                 if body_exit and not else_exit:
-                    guards = guards + (self.guard(body_exit, stmt[2], stmt[5], False, stmt[1], ctx),)
+                    guards = guards + (self.guard(body_exit, stmt[2], stmt[6], False, stmt[1], ctx),)
                 elif else_exit and not body_exit and stmt[4]:
-                    guards = guards + (self.guard(else_exit, stmt[2], stmt[5], True, stmt[1], ctx),)
+                    guards = guards + (self.guard(else_exit, stmt[2], stmt[6], True, stmt[1], ctx),)
             elif kind == "assert":
-                guards = guards + (self.guard("raise", stmt[2], stmt[4], True, stmt[1], ctx),)
+                guards = guards + (self.guard("raise", stmt[2], stmt[5], True, stmt[1], ctx),)
 
     def stmt(self, stmt: list[Any], guards: tuple[Guard, ...], ctx: Ctx) -> None:
         kind, line = stmt[0], stmt[1]
         if kind == "if":
             self.expr(stmt[2], guards, ctx, line)
-            self.block(stmt[3], guards + (self.guard("if", stmt[2], stmt[5], True, line, ctx),), ctx)
+            self.block(stmt[3], guards + (self.guard("if", stmt[2], stmt[6], True, line, ctx),), ctx)
             if stmt[4]:
-                self.block(stmt[4], guards + (self.guard("else", stmt[2], stmt[5], False, line, ctx),), ctx)
+                self.block(stmt[4], guards + (self.guard("else", stmt[2], stmt[6], False, line, ctx),), ctx)
         elif kind == "while":
             self.expr(stmt[2], guards, ctx, line)
             self.block(stmt[3], guards + (self.guard("while", stmt[2], None, True, line, ctx),), ctx)
@@ -313,7 +314,7 @@ class ModuleWalker:
         if value is not None:
             self.expr(value, guards, ctx, line)
             _read_chains(self.mark(value, ctx), sources)
-        text = ir_text(value) if value is not None else ""
+        text = render(value) if value is not None else ""
         self.facts.writes.append(Write(attr, tuple(dict.fromkeys(sources)), line, ctx.qual,
                                        tuple(g.shown for g in guards), text[:160]))
 

@@ -1,43 +1,52 @@
 """facts: the lowered form of SGLang modules that the evaluator executes (JSON lists, no I/O).
 
-A module is lowered once per file content and cached. Nodes are JSON lists whose
-first element is the node kind; every statement's second element is its 1-based
-line. The shapes:
+A module is lowered once per file content (flagscan/extract/lower.py) and cached
+(flagscan/extract/irstore.py); the interpreter and the read extractor share it.
+Nodes are JSON lists whose first element is the node kind; every statement's
+second element is its 1-based line. Elements after those listed for a kind
+("a", "sub" and "call" carry their own line last; "if" and "assert" the test's
+source text) are
+extras that readers of the listed positions ignore. The shapes:
 
 Expressions
     ["c", value]                     constant (JSON value; tuples become ["tuple", ...])
     ["n", name]                      name
-    ["a", expr, attr]                attribute
-    ["call", func, [arg...], [[kw, expr]...]]   arg: expr or ["*", expr]; kw "**" for **x
+    ["a", expr, attr, line]          attribute
+    ["call", func, [arg...], [[kw, expr]...], line]   arg: expr or ["*", expr]; kw "**" for **x;
+                                     `await x` is ["call", ["n", "__await__"], [x], [], line]
     ["bin", op, left, right]         op: + - * / // % ** | & ^ << >>
     ["bool", "and"|"or", [expr...]]
     ["cmp", left, [[op, right]...]]  op: == != < <= > >= in notin is isnot
     ["un", "not"|"-"|"+"|"~", expr]
     ["ifx", test, body, orelse]
-    ["sub", expr, index]             index: expr or ["slice", lo, hi, step]
+    ["sub", expr, index, line]       index: expr or ["slice", lo, hi, step]
     ["list"|"tuple"|"set", [elt...]] elt: expr or ["*", expr]
     ["dict", [[key|None, value]...]] key None means **value
     ["fstr", [part...]]              part: str or ["fv", expr, conversion|None]
     ["comp", "list"|"set"|"gen"|"dict", elt, [[target, iter, [if...]]...]]  dict elt: [k, v]
     ["lambda", [param...], expr]
     ["walrus", name, expr]
-    ["unk", source_text]             not understood
+    ["unk", source_text]             not understood (ast.unparse text)
 
 Statements
     ["assign", line, [target...], expr]   target: ["n"...] ["a"...] ["sub"...] ["tuple", [...]]
     ["aug", line, target, op, expr]
     ["expr", line, expr]
-    ["if", line, test, [stmt...], [stmt...], test_text]
+    ["if", line, test, [stmt...], [stmt...], test_text, source_text]
+                                          test_text: ast.unparse of the test (conditions the
+                                          interpreter records); source_text: the test as written,
+                                          whitespace collapsed (guard texts of read facts)
     ["for", line, target, iter, [stmt...], [stmt...]]
     ["while", line, test, [stmt...]]
     ["ret", line, expr|None]
     ["raise", line, expr|None]
-    ["assert", line, test, msg|None, test_text]
+    ["assert", line, test, msg|None, test_text, source_text]   texts as for "if"
     ["try", line, [stmt...], [[type_expr|None, name|None, [stmt...]]...], [stmt...], [stmt...]]
     ["with", line, [[expr, target|None]...], [stmt...]]
     ["def", line, FUNC]  ["class", line, CLASS]
     ["import", line, [[local, module, attr|None]...]]
     ["pass", line] ["break", line] ["continue", line] ["del", line]
+    ["pass", line, "global", [name...]]   `global` (a function's writes to module globals)
     ["unk", line, source_text]
 
 FUNC  = {"name", "line", "params": [[name, default|None, kind]], "body", "decorators", "owner"}

@@ -201,69 +201,6 @@ class GuardTable:
         return out
 
 
-_PAREN = ("bool", "ifx")
-_CMPTXT = {"notin": "not in", "isnot": "is not"}
-
-
-def ir_text(n: Any) -> str:
-    """An IR expression back to source-like text; a marked read shows its original text."""
-    try:
-        return _text(n)
-    except Exception:  # a malformed node never breaks a report
-        return "<expr>"
-
-
-def _text(n: Any) -> str:
-    if not isinstance(n, list) or not n:
-        return repr(n)
-    k = n[0]
-    if k == "read":
-        return n[3] if len(n) > 3 else ".".join(n[1])
-    if k == "c":
-        return repr(n[1])
-    if k in ("n", "unk"):
-        return n[1]
-    if k == "a":
-        return f"{_text(n[1])}.{n[2]}"
-    if k == "call":
-        args = [("*" + _text(a[1])) if a and a[0] == "*" and len(a) == 2 and isinstance(a[1], list) else _text(a)
-                for a in n[2]]
-        args += [(f"**{_text(v)}" if key == "**" else f"{key}={_text(v)}") for key, v in n[3]]
-        if n[1] == ["n", "__await__"]:
-            return f"await {args[0]}"
-        return f"{_text(n[1])}({', '.join(args)})"
-    if k == "bin":
-        return f"{_text(n[2])} {n[1]} {_text(n[3])}"
-    if k == "bool":
-        return f" {n[1]} ".join(_paren(x) for x in n[2])
-    if k == "cmp":
-        return _text(n[1]) + "".join(f" {_CMPTXT.get(op, op)} {_text(r)}" for op, r in n[2])
-    if k == "un":
-        return f"not {_paren(n[2])}" if n[1] == "not" else f"{n[1]}{_paren(n[2])}"
-    if k == "ifx":
-        return f"{_text(n[2])} if {_text(n[1])} else {_text(n[3])}"
-    if k == "sub":
-        idx = n[2]
-        if isinstance(idx, list) and idx and idx[0] == "slice":
-            return f"{_text(n[1])}[{':'.join('' if p is None else _text(p) for p in idx[1:3])}]"
-        return f"{_text(n[1])}[{_text(idx)}]"
-    if k in ("list", "tuple", "set"):
-        inner = ", ".join(_text(e) for e in n[1])
-        return {"list": f"[{inner}]", "tuple": f"({inner})", "set": f"{{{inner}}}"}[k]
-    if k == "fstr":
-        return 'f"' + "".join(p if isinstance(p, str) else "{" + _text(p[1]) + "}" for p in n[1]) + '"'
-    if k == "walrus":
-        return f"({n[1]} := {_text(n[2])})"
-    if k == "*":
-        return "*" + _text(n[1])
-    return "<expr>"
-
-
-def _paren(n: Any) -> str:
-    text = _text(n)
-    return f"({text})" if isinstance(n, list) and n and n[0] in _PAREN else text
-
-
 def transform(node: Any, fn) -> Any:
     """Rebuild an IR expression bottom-up; `fn(node)` returns a replacement, or None to descend."""
     if not isinstance(node, list) or not node or not isinstance(node[0], str):

@@ -1,4 +1,10 @@
-"""evaluate: IR expressions back to Python source text (for conditions and messages)."""
+"""facts: IR expressions (flagscan/facts/ir.py) back to Python source text, for conditions and messages.
+
+The one renderer of the IR: the interpreter's unknowns and the read facts'
+texts both come from here. A marked read (["read", chain, namespaced, text],
+flagscan/facts/reads.py) shows its original text; `await x` (a call of
+`__await__`) shows as written.
+"""
 
 from __future__ import annotations
 
@@ -22,6 +28,8 @@ def _r(n: Any) -> str:
     if not isinstance(n, list) or not n:
         return repr(n)
     k = n[0]
+    if k == "read":
+        return n[3] if len(n) > 3 else ".".join(n[1])
     if k == "c":
         return repr(n[1])
     if k == "n":
@@ -31,6 +39,8 @@ def _r(n: Any) -> str:
     if k == "call":
         args = [("*" + _r(a[1])) if isinstance(a, list) and a and a[0] == "*" and len(a) == 2 and isinstance(a[1], list) else _r(a) for a in n[2]]
         args += [(f"**{_r(v)}" if key == "**" else f"{key}={_r(v)}") for key, v in n[3]]
+        if n[1] == ["n", "__await__"]:
+            return f"await {args[0]}"
         return f"{_r(n[1])}({', '.join(args)})"
     if k == "bin":
         return f"{_r(n[2])} {n[1]} {_r(n[3])}"
