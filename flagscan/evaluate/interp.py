@@ -243,8 +243,31 @@ class Interpreter:
                         if n in source.globals:
                             state.locals[n] = source.globals[n]
                 continue
+            if attr is None and "." in mod and local == mod.split(".")[0]:
+                # `import a.b.c`: Python runs a.b.c now (registries fill up) and binds `a`.
+                if self.store.module_file(mod) is not None:
+                    self.import_module(mod, state)
+                state.locals[local] = LazyImport(local, None)
+                continue
+            if attr is not None and self.store.module_file(f"{mod}.{attr}") is not None \
+                    and not self._defines(mod, attr):
+                # `from pkg import submodule` runs the submodule now, as Python does.
+                state.locals[local] = self.import_module(f"{mod}.{attr}", state)
+                continue
             state.locals[local] = LazyImport(mod, attr)
         return [("next", state, None)]
+
+    def _defines(self, module: str, name: str) -> bool:
+        """Whether a package's __init__ binds `name` itself (then that binding wins)."""
+        ir = self.store.get(module)
+        if ir is None:
+            return False
+        for stmt in ir["body"]:
+            if stmt[0] in ("def", "class") and stmt[2].get("name") == name:
+                return True
+            if stmt[0] == "assign" and any(t[0] == "n" and t[1] == name for t in stmt[2]):
+                return True
+        return False
 
     def _s_def(self, stmt, state, module):
         ir = stmt[2]

@@ -146,8 +146,10 @@ class Lowerer:
                 if a.asname:
                     names.append([a.asname, a.name, None])
                 else:
+                    # `import a.b.c` binds `a` and runs a.b.c (often just for its
+                    # registrations): the full name is kept for the interpreter.
                     head = a.name.split(".")[0]
-                    names.append([head, head, None])
+                    names.append([head, a.name, None])
             return [["import", line, names]]
         return [["unk", line, _text(node)[:200]]]
 
