@@ -218,13 +218,7 @@ class World:
             return self._path(meaning[5:], args[0] if args else None)
         if meaning == "copy":
             value = args[0] if args else None
-            if isinstance(value, ConfigView):
-                import copy as _copy
-                return type(value)(_copy.deepcopy(value.data), value.origin)
-            if isinstance(value, (str, int, float, bool, type(None), tuple, list, dict, set)) and not has_unknown(value):
-                import copy as _copy
-                return _copy.deepcopy(value)
-            return value if isinstance(value, Unknown) else Unknown("copy of an object")
+            return _deepcopy(interp, state, value, {}, deep=path.endswith("deepcopy"))
         if meaning == "regex":
             if has_unknown(list(args)) or has_unknown(kwargs) or not all(isinstance(a, (str, int)) for a in args):
                 return unknown_of(*args, why=f"{path}(...)")
@@ -428,6 +422,32 @@ class World:
         if isinstance(key, str) and key in view.data:
             return _wrap(view.data[key], view, key)
         return Unknown(f"config[{key!r}]", {"model"})
+
+
+def _deepcopy(interp, state, value: Any, memo: dict[int, Any], deep: bool = True) -> Any:
+    """copy.deepcopy / copy.copy over plain values and records on the heap."""
+    if id(value) in memo:
+        return memo[id(value)]
+    if isinstance(value, Obj):
+        new = interp.new_obj(value.cls, state)
+        memo[id(value)] = new
+        attrs = dict(state.attrs(value.oid))
+        if deep:
+            attrs = {k: _deepcopy(interp, state, v, memo) for k, v in attrs.items()}
+        state.writable(new.oid).update(attrs)
+        return new
+    if isinstance(value, ConfigView):
+        import copy as _copy
+        return type(value)(_copy.deepcopy(value.data), value.origin)
+    if isinstance(value, list):
+        return [_deepcopy(interp, state, v, memo) if deep else v for v in value]
+    if isinstance(value, tuple):
+        return tuple(_deepcopy(interp, state, v, memo) if deep else v for v in value)
+    if isinstance(value, dict):
+        return {k: (_deepcopy(interp, state, v, memo) if deep else v) for k, v in value.items()}
+    if isinstance(value, set):
+        return set(value)
+    return value
 
 
 class PartialConfig(ConfigView):
