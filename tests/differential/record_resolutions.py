@@ -256,8 +256,15 @@ def run_groups(cases: list[dict[str, Any]], args: argparse.Namespace, work: Path
                 continue
             rec = json.loads(line)
             if rec.get("header"):
+                # Merge the headers of all groups in an order that does not
+                # depend on which group finished first.
                 if not header:
-                    header = rec
+                    header = dict(rec, stubs=[], stubbed_modules_imported=[])
+                header["stubs"] = sorted(set(header["stubs"]) | set(rec.get("stubs", [])))
+                header["stubbed_modules_imported"] = sorted(
+                    set(header["stubbed_modules_imported"]) | set(rec.get("stubbed_modules_imported", [])))
+                if "parsed_defaults" not in header and "parsed_defaults" in rec:
+                    header["parsed_defaults"] = rec["parsed_defaults"]
                 continue
             results.append(rec)
     return results, header

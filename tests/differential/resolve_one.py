@@ -141,7 +141,8 @@ class Recorder:
         self.new_era = hasattr(self.ServerArgs, "resolve_once")
         self.parsed: dict[str, Any] | None = None
         self.steps: list[dict[str, Any]] = []
-        self._stack: list[int] = []
+        self.attributed: set[tuple[int, int]] = set()
+        self.hook_of_index: dict[int, str] = {}
         self.instance: Any = None
 
     # -- field lists ---------------------------------------------------------
@@ -174,6 +175,14 @@ class Recorder:
             if not callable(fn):
                 continue
             setattr(cls, name, self._wrap_handler(name, fn))
+        # 0.5.14-0.5.18 also call module-level hooks from __post_init__
+        # (``from sglang.srt.arg_groups.x_hook import handle_y; handle_y(self)``):
+        # the import reads the module attribute at call time, so wrap it there.
+        for module in _arg_group_modules():
+            for name, fn in list(vars(module).items()):
+                if (name.startswith("handle_") and callable(fn)
+                        and getattr(fn, "__module__", None) == module.__name__):
+                    setattr(module, name, self._wrap_handler(name, fn))
 
     def _wrap_handler(self, name: str, fn: Any) -> Any:
         recorder = self
@@ -181,10 +190,25 @@ class Recorder:
         def wrapper(self_: Any, *args: Any, **kwargs: Any) -> Any:
             before = recorder.snapshot(self_)
             start = len(recorder.steps)
+            stash_start = len(getattr(self_, "_resolved_overrides", None) or ())
             try:
                 return fn(self_, *args, **kwargs)
             finally:
                 after = recorder.snapshot(self_)
+                # 0.5.18 (transitional): passes declare into a stash that is
+                # applied to the fields only at the end of resolution.
+                stash = list(getattr(self_, "_resolved_overrides", None) or ())
+                if len(stash) < stash_start:  # the stash was reset by this step
+                    stash_start = 0
+                for index in range(stash_start, len(stash)):
+                    if (id(self_), index) in recorder.attributed:
+                        continue
+                    recorder.attributed.add((id(self_), index))
+                    entry = stash[index]
+                    if isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[1], dict):
+                        for field, value in entry[1].items():
+                            recorder.steps.append({"step": name, "source": str(entry[0]),
+                                                   "field": field, "after": value})
                 inner = {s["field"] for s in recorder.steps[start:]}
                 for field, old in before.items():
                     new = after[field]
@@ -211,18 +235,53 @@ class Recorder:
                 return original(builtin, server_args, *args, **kwargs)
             finally:
                 stash = getattr(server_args, "_resolved_overrides", None) or []
-                for source, fields in list(stash)[start:]:
-                    for field, value in fields.items():
-                        recorder.steps.append({"step": getattr(builtin, "__name__", str(builtin)),
-                                               "source": source, "field": field,
-                                               "after": value})
+                name = getattr(builtin, "__name__", str(builtin))
+                for index in range(start, len(stash)):
+                    recorder.hook_of_index.setdefault(index, name)
 
         pipeline.run_hook = run_hook
+
+    def new_era_steps(self, obj: Any, changed: dict[str, Any]) -> None:
+        """From 0.5.20 every write is a declaration in ``_resolved_overrides``:
+        (source, {field: value}) in order. Each is attributed to the ``run_hook``
+        step that made it, or to ``run_resolution_pipeline`` for a pass the
+        pipeline calls inline. A changed field with no declaration took its
+        field's declared fallback (``resolution_result``/``with_fallback``)."""
+        stash = list(getattr(obj, "_resolved_overrides", None) or ())
+        declared: set[str] = set()
+        for index, entry in enumerate(stash):
+            if not (isinstance(entry, tuple) and len(entry) == 2 and isinstance(entry[1], dict)):
+                continue
+            source, fields = entry
+            for field, value in fields.items():
+                declared.add(field)
+                self.steps.append({"step": self.hook_of_index.get(index, "run_resolution_pipeline"),
+                                   "source": str(source), "field": field, "after": value})
+        for field in sorted(set(changed) - declared):
+            self.steps.append({"step": "declared_fallback", "field": field,
+                               "after": changed[field]})
 
     def resolved(self, obj: Any) -> dict[str, Any]:
         if self.new_era:
             return obj.resolved_dict()
         return self.snapshot(obj)
+
+
+def _arg_group_modules() -> list[Any]:
+    import importlib
+    import pkgutil
+
+    try:
+        import sglang.srt.arg_groups as groups
+    except ImportError:
+        return []
+    modules = []
+    for info in pkgutil.iter_modules(groups.__path__):
+        try:
+            modules.append(importlib.import_module(f"sglang.srt.arg_groups.{info.name}"))
+        except Exception:
+            pass
+    return modules
 
 
 def _same(a: Any, b: Any) -> bool:
@@ -289,6 +348,8 @@ def run_case(argv: list[str], recorder: Recorder) -> dict[str, Any]:
         before = parsed.get(name)
         if name in parsed and not _same(before, after):
             changed[name] = [json_safe(before), json_safe(after)]
+    if recorder.new_era and target is not None:
+        recorder.new_era_steps(target, {f: resolved.get(f) for f in changed})
     warn, info = [], []
     for record in capture.records:
         if record.levelno < logging.INFO:
@@ -419,6 +480,8 @@ def _field_default(recorder: Recorder, name: str) -> Any:
 def _fresh(recorder: Recorder) -> None:
     recorder.parsed = None
     recorder.steps = []
+    recorder.attributed = set()
+    recorder.hook_of_index = {}
     recorder.instance = None
 
 
