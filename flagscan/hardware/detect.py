@@ -5,10 +5,10 @@ from __future__ import annotations
 import os
 import re
 import warnings
-from dataclasses import dataclass, replace
+from dataclasses import dataclass
 from typing import Any, Callable
 
-from flagscan.hardware.profile import GpuProfile, HardwareError, parse_memory, table
+from flagscan.hardware.profile import GpuProfile, HardwareError, table, with_overrides
 
 _MIB = 1 << 20
 
@@ -184,19 +184,7 @@ def detect_profile(*, count: int | None = None, memory: str | None = None, name:
         table_entry=first.match.key,
         source="detected",
     )
-    if count is not None:
-        if count < 1:
-            raise HardwareError(f"--gpu-count must be at least 1, not {count}")
-        profile = replace(profile, count=count)
-    if memory is not None:
-        profile = replace(profile, memory_mib=parse_memory(memory))
-    if name is not None:
-        profile = replace(profile, name=name)
-    if cuda is not None:
-        if not re.fullmatch(r"\d+\.\d+", cuda):
-            raise HardwareError(f"--cuda wants a version such as 12.9, not {cuda!r}")
-        profile = replace(profile, cuda=cuda)
-    return profile
+    return with_overrides(profile, count=count, memory=memory, name=name, cuda=cuda)
 
 
 def table_defaults_cuda() -> str:

@@ -95,6 +95,12 @@ def profile_from_spec(spec: str, *, count: int | None = None, memory: str | None
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise HardwareError(f"unknown GPU {spec!r} (a name from the GPU table, smNN, or a compute "
                                 f"capability such as 9.0){hint}")
+    return with_overrides(profile, count=count, memory=memory, name=name, cuda=cuda)
+
+
+def with_overrides(profile: GpuProfile, *, count: int | None = None, memory: str | None = None,
+                   name: str | None = None, cuda: str | None = None) -> GpuProfile:
+    """--gpu-count / --gpu-memory / --gpu-name / --cuda over a table, capability or detected profile."""
     if count is not None:
         if count < 1:
             raise HardwareError(f"--gpu-count must be at least 1, not {count}")
