@@ -544,9 +544,10 @@ class Evaluator:
             scope.locals[small.targets[0].target.value] = self.eval(small.value, scope)
             return
         if isinstance(small, cst.ImportFrom) and not isinstance(small.names, cst.ImportStar):
-            from flagscan.extract.modules import _absolute, _dotted
+            from flagscan.extract.modules import _dotted
+            from flagscan.extract.names import absolute_module
 
-            module = _absolute(_dotted(small.module), scope.module.package, len(small.relative))
+            module = absolute_module(_dotted(small.module), scope.module.package, len(small.relative))
             for alias in small.names:
                 local = alias.asname.name.value if alias.asname else _dotted(alias.name)
                 scope.locals[local] = self.lookup(module, _dotted(alias.name))

@@ -14,6 +14,8 @@ the interpreter does not look at (see flagscan/facts/ir.py): the own line of
 
 from __future__ import annotations
 
+from flagscan.extract.names import absolute_module
+
 import ast
 from typing import Any
 
@@ -56,15 +58,6 @@ def _source_text(lines: list[str], node: ast.AST) -> str:
     text = " ".join(seg.split())
     return text.replace("( ", "(").replace(" )", ")").replace("[ ", "[").replace(", ]", "]").replace(" ]", "]")
 
-
-def _absolute(module: str, package: str, level: int) -> str:
-    if level == 0:
-        return module
-    parts = package.split(".")
-    if level > 1:
-        parts = parts[: len(parts) - (level - 1)]
-    base = ".".join(parts)
-    return f"{base}.{module}" if module else base
 
 
 class Lowerer:
@@ -136,7 +129,7 @@ class Lowerer:
         if isinstance(node, ast.Nonlocal):
             return [["pass", line]]
         if isinstance(node, ast.ImportFrom):
-            module = _absolute(node.module or "", self.package, node.level or 0)
+            module = absolute_module(node.module or "", self.package, node.level or 0)
             if any(a.name == "*" for a in node.names):
                 return [["import", line, [["*", module, "*"]]]]
             return [["import", line, [[a.asname or a.name, module, a.name] for a in node.names]]]

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from flagscan.extract.names import absolute_module
+
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -55,15 +57,6 @@ def _dotted(node: cst.BaseExpression | None) -> str:
         return f"{_dotted(node.value)}.{node.attr.value}"
     return ""
 
-
-def _absolute(module: str, package: str, level: int) -> str:
-    if level == 0:
-        return module
-    parts = package.split(".")
-    if level > 1:
-        parts = parts[: len(parts) - (level - 1)]
-    base = ".".join(parts)
-    return f"{base}.{module}" if module else base
 
 
 def _index_statements(info: ModuleInfo, body: list[cst.CSTNode],
@@ -125,7 +118,7 @@ def _index_small(info: ModuleInfo, small: cst.BaseSmallStatement) -> None:
         if isinstance(small.names, cst.ImportStar):
             return
         level = len(small.relative)
-        module = _absolute(_dotted(small.module), info.package, level)
+        module = absolute_module(_dotted(small.module), info.package, level)
         for alias in small.names:
             local = alias.asname.name.value if alias.asname else _dotted(alias.name)
             info.imports[local] = (module, _dotted(alias.name))
