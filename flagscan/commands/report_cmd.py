@@ -83,7 +83,10 @@ def gpu_list(spec: str | None, gpu_count, gpu_memory, gpu_name, cuda) -> list[tu
         raise UserError("--gpu is required (e.g. --gpu h200 or --gpu a100,h100,b200,rtx-pro-6000)")
     out = []
     for name in [s.strip() for s in spec.split(",") if s.strip()]:
-        out.append((name, gpu_profile(name, gpu_count, gpu_memory, gpu_name, cuda)))
+        profile = gpu_profile(name, gpu_count, gpu_memory, gpu_name, cuda)
+        if name == "auto":  # the detected GPU, named as the table knows it
+            name = f"{profile.table_entry or profile.sm} (detected)"
+        out.append((name, profile))
     return out
 
 
@@ -104,10 +107,11 @@ def check_flag(rev, name: str) -> str:
 
 
 def gate_reports(rev, reads, gpus, launch_of, flags=None) -> dict[str, dict[str, Any]]:
-    """{gpu label: {"hardware", "flags"}} from the verdict cache or evaluated now."""
-    from flagscan.evaluate.gates_run import apply_rejections, cache_key, cached_gpu_json, evaluate_gpu, gpu_json
+    """{gpu label: {"hardware", "flags"}} from the verdict cache or evaluated now (GPUs in parallel)."""
+    from flagscan.evaluate.gates_run import (apply_rejections, cache_key, cached_gpu_json, evaluate_gpu, gpu_json,
+                                             in_parallel)
 
-    out: dict[str, dict[str, Any]] = {}
+    builds, keys = {}, {}
     for label, profile in gpus:
         launch: Launch = launch_of(profile)
 
@@ -117,11 +121,21 @@ def gate_reports(rev, reads, gpus, launch_of, flags=None) -> dict[str, dict[str,
             apply_rejections(gg, launch.rejections, launch.user_dests)
             return gpu_json(gg)
 
-        if flags is not None:
-            out[label] = build()
-            continue
-        key = cache_key(reads.key, rev.inventory, profile, launch.env, launch.model, launch.settings, launch.user_dests)
-        out[label] = cached_gpu_json(rev.cache_dir, key, build)
+        builds[label] = build
+        if flags is None:
+            keys[label] = cache_key(reads.key, rev.inventory, profile, launch.env, launch.model, launch.settings,
+                                    launch.user_dests)
+    cached = {label: cached_gpu_json(rev.cache_dir, key, None) for label, key in keys.items()}
+    todo = [label for label in builds if cached.get(label) is None]
+    built = in_parallel({label: builds[label] for label in todo})
+    out: dict[str, dict[str, Any]] = {}
+    for label in builds:
+        if cached.get(label) is not None:
+            out[label] = cached[label]
+        elif label in keys:
+            out[label] = cached_gpu_json(rev.cache_dir, keys[label], lambda label=label: built[label])
+        else:
+            out[label] = built[label]
     return out
 
 

@@ -164,8 +164,8 @@ def cache_key(tree_key: str, inventory: Inventory, gpu: GpuProfile, env: dict[st
     return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()[:32]
 
 
-def cached_gpu_json(cache_dir: Path | None, key: str, build) -> dict[str, Any]:
-    """A GPU's report from `<cache>/facts/gates/<key>.json`, or built and stored."""
+def cached_gpu_json(cache_dir: Path | None, key: str, build) -> dict[str, Any] | None:
+    """A GPU's report from `<cache>/facts/gates/<key>.json`, or built and stored (None: only look)."""
     import json
 
     from flagscan.extract.reads import _atomic_write, _read_json
@@ -174,10 +174,44 @@ def cached_gpu_json(cache_dir: Path | None, key: str, build) -> dict[str, Any]:
     hit = _read_json(path)
     if isinstance(hit, dict) and "flags" in hit:
         return hit
+    if build is None:
+        return None
     payload = json.loads(json.dumps(build(), default=str))
     if path is not None:
         _atomic_write(path, payload)
     return payload
+
+
+_JOBS: dict[str, Any] = {}
+
+
+def _run_job(label: str) -> tuple[str, Any]:
+    import json
+
+    return label, json.loads(json.dumps(_JOBS[label](), default=str))
+
+
+def in_parallel(jobs: dict[str, Any], workers: int | None = None) -> dict[str, Any]:
+    """{label: build()} for JSON-able builds, in forked worker processes when there are several.
+
+    Each GPU profile is an independent abstract execution of the same modules, so
+    the GPUs of a report are spread over the cores; the jobs are closures, which
+    only a forked child can run (elsewhere, and for one job, they run here)."""
+    import multiprocessing
+    import os
+
+    workers = min(workers or os.cpu_count() or 1, len(jobs))
+    if workers < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return {label: build() for label, build in jobs.items()}
+    from concurrent.futures import ProcessPoolExecutor
+
+    _JOBS.clear()
+    _JOBS.update(jobs)
+    try:
+        with ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork")) as pool:
+            return dict(pool.map(_run_job, list(jobs)))
+    finally:
+        _JOBS.clear()
 
 
 def gpu_json(gg: GpuGates) -> dict[str, Any]:

@@ -90,7 +90,7 @@ class FactCache:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(record, fh)
+                fh.write(json.dumps(record))  # one-shot: the C encoder
             os.replace(tmp, path)
         except OSError:
             pass  # a read-only cache only costs speed

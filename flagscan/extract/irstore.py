@@ -27,6 +27,9 @@ def ir_record(cache_dir: Path | None, digest: str) -> Path | None:
     return Path(cache_dir) / "facts" / "ir" / code_version() / digest[:2] / f"{digest}.json"
 
 
+_SHARED: dict[str, dict[str, Any]] = {}   # digest -> lowered module, for every store of this process
+
+
 class ModuleStore:
     def __init__(self, root: Path, cache_dir: Path | None = None) -> None:
         self.root = Path(root)
@@ -56,19 +59,25 @@ class ModuleStore:
     def _load(self, dotted: str, path: Path) -> dict[str, Any] | None:
         data = path.read_bytes()
         key = hashlib.sha256(data).hexdigest()
+        relpath = path.relative_to(self.root).as_posix()
+        shared = _SHARED.get(key)
+        if shared is not None:  # the same content seen by another store (another GPU profile)
+            return {**shared, "name": dotted, "path": relpath}
         record = ir_record(self.cache_dir, key)
+        module = None
         if record is not None:
             try:
                 with open(record, encoding="utf-8") as fh:
                     module = json.load(fh)
-                module["name"] = dotted
-                module["path"] = path.relative_to(self.root).as_posix()
-                return module
             except (OSError, ValueError):
-                pass
-        module = self._lower(dotted, path, data)
-        if module is not None and record is not None:
-            self._store(record, module)
+                module = None
+        if module is None:
+            module = self._lower(dotted, path, data)
+            if module is not None and record is not None:
+                self._store(record, module)
+        if module is not None:
+            _SHARED[key] = module
+            module = {**module, "name": dotted, "path": relpath}
         return module
 
     def _lower(self, dotted: str, path: Path, data: bytes) -> dict[str, Any] | None:
@@ -89,7 +98,7 @@ class ModuleStore:
             path.parent.mkdir(parents=True, exist_ok=True)
             fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
             with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                json.dump(module, fh, separators=(",", ":"))
+                fh.write(json.dumps(module, separators=(",", ":")))  # one-shot: the C encoder
             os.replace(tmp, path)
         except OSError:
             pass

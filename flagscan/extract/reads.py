@@ -61,7 +61,7 @@ def _atomic_write(path: Path, payload: Any) -> None:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(payload, fh, separators=(",", ":"))
+            fh.write(json.dumps(payload, separators=(",", ":")))  # one-shot: the C encoder
         os.replace(tmp, path)
     except OSError:
         pass  # a read-only cache only costs speed
@@ -232,9 +232,4 @@ def _mentions(files: dict[str, FileFacts], contents: dict[str, bytes], roles: di
     for rel, data in contents.items():
         for found in encoded.keys() & set(_IDENT.findall(data)):
             out[encoded[found]].append(rel)
-    return out
-    pattern = re.compile(rb"\b(" + b"|".join(re.escape(n.encode()) for n in sorted(wanted, key=len, reverse=True)) + rb")\b")
-    for rel, data in contents.items():
-        for found in set(pattern.findall(data)):
-            out[found.decode()].append(rel)
     return out
