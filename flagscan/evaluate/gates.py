@@ -76,15 +76,16 @@ class GateEvaluator:
         self.by_dest: dict[str, list[tuple[Read, FileFacts]]] = {}
         self.calls: dict[str, list[tuple[CallSite, FileFacts]]] = {}
         for rel, facts in tree_reads.files.items():
+            for site in facts.calls:  # the resolution calls runtime helpers (0.5.20+ hooks) too
+                self.calls.setdefault(site.callee.rpartition(".")[2], []).append((site, facts))
             if tree_reads.roles.get(rel) != "runtime":
                 continue
             for read in facts.reads:
                 dest = read.dest(self.dests)
                 if dest is not None:
                     self.by_dest.setdefault(dest, []).append((read, facts))
-            for site in facts.calls:
-                self.calls.setdefault(site.callee.rpartition(".")[2], []).append((site, facts))
         self._memo: dict[tuple[int, str | None], GuardResult] = {}
+        self._truthy: str | None = None   # the subject taken as set (truthy) while testing a guard
 
     # -- settings ------------------------------------------------------------------------
     def setting_value(self, chain: list[str], namespaced: bool, subject: str | None) -> Any:
@@ -92,7 +93,7 @@ class GateEvaluator:
         if dest is None:
             return Unknown(".".join(chain), {f"runtime:{'.'.join(chain)}"})
         if dest == subject:
-            return Unknown(dest, {SELF})
+            return True if self._truthy == dest else Unknown(dest, {SELF})
         if self.settings is not None and dest in self.settings:
             return self.settings[dest]
         return Unknown(dest, {f"setting:{dest}"})
@@ -107,6 +108,15 @@ class GateEvaluator:
         t, needs = self.test(guard.test, facts, guard.scope, subject)
         if t is not None and not guard.polarity:
             t = not t
+        if t is None and mentions and guard.polarity:
+            # `if other or server_args.X:` guarding a read of X: giving X (truthy) makes it hold
+            self._truthy = subject
+            try:
+                given, _ = self.test(guard.test, facts, guard.scope, subject)
+            finally:
+                self._truthy = None
+            if given is True:
+                t, needs = True, frozenset({SELF})
         result = GuardResult(guard, t, needs, facts.path)
         self._memo[key] = result
         return result
@@ -140,6 +150,7 @@ class GateEvaluator:
         state = State({}, {n: Unknown(n, {f"runtime:{n}"}) for n in local_names})
         state.locals.update(reads)
         try:
+            self.interp.top_level()
             value = self.interp.eval(ir, state, module)
         except (Dead, Budget, RecursionError):
             return None, frozenset({f"runtime:{_short(test)}"})
@@ -159,7 +170,10 @@ class GateEvaluator:
                 rs = [self.guard(g, site_facts, subject) for g in site.guards]
                 t, n = _conjoin(rs)
                 caller_results.append((site, t, rs))
-                if t is True:
+                if t is not False and site.kind == "ref":
+                    # passed on as a value (a hook, a callback): reached when that is called, which is not followed
+                    unknown.append(n | {f"runtime:call through the reference at {site.path}:{site.line}"})
+                elif t is True:
                     any_true = True
                 elif t is None:
                     unknown.append(n)
@@ -185,8 +199,6 @@ class GateEvaluator:
                 continue
             if site_facts.path == facts.path and site.function.split(".")[0] == name:
                 continue  # recursion
-            if site.kind == "ref":
-                return "incomplete", []
             sites.append((site, site_facts))
         if not sites:
             return "none found", []

@@ -64,7 +64,7 @@ def evaluate_gpu(root: Path, cache_dir: Path | None, inventory: Inventory, tree_
             return settings[dest]
         return Unknown(dest, {f"setting:{dest}"})
 
-    world = World(gpu, dict(env or {}), model, None)
+    world = World(gpu, dict(env or {}), model, None, env_open=True)
     interp = GateInterpreter(ModuleStore(root, cache_dir), world, mirrors_of(tree_reads, dests, value_of))
     evaluator = GateEvaluator(tree_reads, dests, interp, settings)
     wanted = flags if flags is not None else [f.dest for f in inventory.flags]
@@ -157,7 +157,9 @@ def cache_key(tree_key: str, inventory: Inventory, gpu: GpuProfile, env: dict[st
     def show(v: Any) -> Any:
         return ["?", sorted(v.needs)] if isinstance(v, Unknown) else repr(v)
 
-    doc = {"tree": tree_key, "flags": sorted(f.dest for f in inventory.flags), "gpu": gpu.to_json(),
+    from flagscan.extract.cache import engine_version
+
+    doc = {"engine": engine_version(), "tree": tree_key, "flags": sorted(f.dest for f in inventory.flags), "gpu": gpu.to_json(),
            "env": env or {}, "model": model.config if model is not None else None,
            "settings": {k: show(v) for k, v in sorted((settings or {}).items())} if settings is not None else None,
            "user": sorted(user_dests)}

@@ -50,7 +50,13 @@ class GateInterpreter(Interpreter):
             else:
                 module.globals[name] = Unknown(f"{name} (set at run time)", {f"runtime:{module.name}.{name}"})
 
+    def top_level(self) -> None:
+        """Each guard (and each module import it starts) gets the whole step budget."""
+        self.steps = 0
+
     def module_for(self, facts) -> ModuleVal | None:
+        if facts.module not in self.modules:
+            self.top_level()
         try:
             module = self.import_module(facts.module, self._state)
         except Exception:  # an interpreter gap in one module is unknowns there, not a crash

@@ -13,7 +13,7 @@ from typing import Any, Callable
 
 from flagscan.evaluate.state import Event, State, join_states, join_values, same
 from flagscan.evaluate.values import (
-    BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal, GenericAlias,
+    BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, EnvView, ExcVal, External, FuncVal, GenericAlias,
     LambdaVal, LazyImport, LoggerVal, Maybe, Memo, ModuleVal, Obj, PartialVal, Raised, SuperVal, Unknown, has_unknown,
     unknown_of,
 )
@@ -677,6 +677,8 @@ class Interpreter:
             return self.world.external_attr(base, attr)
         if isinstance(base, ConfigView):
             return self.world.config_attr(base, attr)
+        if isinstance(base, EnvView):
+            return self.world.env_attr(attr)
         if isinstance(base, EnumMember):
             if attr == "name":
                 return base.name
@@ -1058,6 +1060,9 @@ class Interpreter:
             return Unknown(f"comparison {op} failed")
 
     def membership(self, item: Any, container: Any, positive: bool) -> Any:
+        if isinstance(container, EnvView):
+            found = self.world.env_contains(item)
+            return found if isinstance(found, Unknown) else found == positive
         if isinstance(container, ConfigView):
             container = container.data
         if isinstance(container, Unknown) and container.options is not None and not isinstance(item, Unknown):
@@ -1125,6 +1130,8 @@ class Interpreter:
         return self.subscript(base, index, state, module, node)
 
     def subscript(self, base, index, state, module, node=None):
+        if isinstance(base, EnvView):
+            return self.world.env_get(index)  # open: a missing variable is unknown, not a KeyError
         if isinstance(base, ConfigView):
             return self.world.config_item(base, index)
         if isinstance(base, Obj):

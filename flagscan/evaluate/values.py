@@ -231,6 +231,16 @@ class ConfigView:
 
 
 @dataclass(eq=False)
+class EnvView:
+    """`os.environ` when the environment is open: the given variables, every other one unknown."""
+
+    data: dict[str, str]
+
+    def __repr__(self) -> str:
+        return "<os.environ>"
+
+
+@dataclass(eq=False)
 class GenericAlias:
     """`Optional[int]`, `A[str, Arg(...)]`, `list[int]`: an origin and its arguments."""
 

@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from flagscan.evaluate.values import (
-    Builtin, ClassVal, ConfigView, External, FuncVal, GenericAlias, LoggerVal, Memo, Obj, PartialVal,
+    Builtin, ClassVal, ConfigView, EnvView, External, FuncVal, GenericAlias, LoggerVal, Memo, Obj, PartialVal,
     Unknown, has_unknown, unknown_of,
 )
 from flagscan.hardware import GpuProfile
@@ -54,6 +54,10 @@ class World:
     model: ModelFacts | None = None
     model_path: str | None = None
     used_fallbacks: list[str] = field(default_factory=list)
+    # closed: a variable not in `env` is unset (the resolution: SGLang run as given, as
+    # a clean systemd service would); open: it is unknown (runtime gates, where the
+    # process environment decides whether a read is reached).
+    env_open: bool = False
 
     def __post_init__(self) -> None:
         rules = load("world")
@@ -62,11 +66,33 @@ class World:
         self.sglang: dict[str, str] = rules["sglang"]
         self.packages: set[str] = set(rules["packages"].get(self.gpu.vendor, []))
 
+    # -- the process environment ------------------------------------------------
+    def env_get(self, key: Any, default: Any = None) -> Any:
+        if not isinstance(key, str):
+            return Unknown("environment variable", {"env"})
+        if key in self.env or not self.env_open:
+            return self.env.get(key, default)
+        return Unknown(f"${key}", {f"env:{key}"})
+
+    def env_attr(self, attr: str) -> Any:
+        """`os.environ.<attr>` on an open environment: only `.get` can be answered."""
+        if attr == "get":
+            return Builtin("os.environ.get", lambda interp, state, args, kwargs, module, line:
+                           self.env_get(args[0] if args else kwargs.get("key"),
+                                        args[1] if len(args) > 1 else kwargs.get("default")))
+        return Unknown(f"os.environ.{attr}", {"env"})
+
+    def env_contains(self, key: Any) -> Any:
+        if isinstance(key, str) and key in self.env:
+            return True
+        return Unknown(f"${key}" if isinstance(key, str) else "environment variable",
+                       {f"env:{key}"} if isinstance(key, str) else {"env"})
+
     # -- attribute access on things outside the tree ----------------------------
     def external_attr(self, base: External, attr: str) -> Any:
         path = f"{base.path}.{attr}"
         if path == "os.environ":
-            return self.env
+            return EnvView(self.env) if self.env_open else self.env
         meaning = self.values.get(path)
         if meaning is not None:
             return self.meaning_value(meaning, path)
@@ -137,7 +163,7 @@ class World:
             default = args[1] if len(args) > 1 else kwargs.get("default")
             if isinstance(key, Unknown):
                 return Unknown("environment variable", key.needs)
-            return self.env.get(key, default)
+            return self.env_get(key, default)
         if meaning == "partial":
             return PartialVal(args[0], tuple(args[1:]), dict(kwargs)) if args else Unknown("partial()")
         if meaning == "decorator":

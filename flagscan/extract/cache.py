@@ -38,6 +38,17 @@ def code_version() -> str:
     return h.hexdigest()[:16]
 
 
+@lru_cache(maxsize=1)
+def engine_version() -> str:
+    """code_version() plus the evaluator's code: the key of cached verdicts (not of facts)."""
+    h = hashlib.sha256(code_version().encode())
+    evaluate = Path(__file__).resolve().parent.parent / "evaluate"
+    for path in sorted(evaluate.glob("*.py")):
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
+    return h.hexdigest()[:16]
+
+
 def file_digest(path: Path) -> str:
     return hashlib.sha256(path.read_bytes()).hexdigest()
 

@@ -180,6 +180,20 @@ def load_reads(root: Path, cache_dir: Path | None = None, *, workers: int = WORK
             tasks.append((str(root), rel, digest, role, str(cache_dir) if cache_dir is not None else None))
     parsed = _run(tasks, files, skipped, workers, progress)
     names = _mentions(files, contents, roles)
+    # Files that name a function holding a read but mention no setting: parsed too,
+    # for their call sites (a re-export or a caller that passes no server args).
+    callers = sorted({rel for rels in names.values() for rel in rels if rel not in files and rel not in skipped})
+    if callers:
+        more = []
+        for rel in callers:
+            digest = hashlib.sha256(contents[rel]).hexdigest()
+            roles[rel] = idioms.role(rel) or "runtime"
+            hit = _read_json(_facts_record(cache_dir, digest, roles[rel]))
+            if isinstance(hit, dict) and "reads" in hit:
+                files[rel] = FileFacts.from_json(hit)
+            else:
+                more.append((str(root), rel, digest, roles[rel], str(cache_dir) if cache_dir is not None else None))
+        parsed += _run(more, files, skipped, workers, progress)
     result = TreeReads(files, roles, skipped, parsed, names, key)
     if index_path is not None:
         _atomic_write(index_path, result.to_json())

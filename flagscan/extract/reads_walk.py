@@ -190,14 +190,26 @@ class ModuleWalker:
         for stmt in stmts:
             self.stmt(stmt, guards, ctx)
             kind = stmt[0]
+            exits: list[list[Any]] = []
             if kind == "if":
                 body_exit, else_exit = _terminal(stmt[3]), _terminal(stmt[4])
                 if body_exit and not else_exit:
                     guards = guards + (self.guard(body_exit, stmt[2], stmt[6], False, stmt[1], ctx),)
+                    exits = stmt[4]
                 elif else_exit and not body_exit and stmt[4]:
                     guards = guards + (self.guard(else_exit, stmt[2], stmt[6], True, stmt[1], ctx),)
+                    exits = stmt[3]
+                elif not (body_exit and else_exit):
+                    exits = stmt[3] + stmt[4]
             elif kind == "assert":
                 guards = guards + (self.guard("raise", stmt[2], stmt[5], True, stmt[1], ctx),)
+            elif kind in ("for", "while", "with", "try"):
+                exits = [stmt]
+            line = _nested_exit(exits)
+            if line is not None:
+                # what follows runs only when that nested return/raise/assert did not end the function
+                text = f"no early exit at line {line}"
+                guards = guards + (self.guard("return", ["unk", text], text, True, line, ctx),)
 
     def stmt(self, stmt: list[Any], guards: tuple[Guard, ...], ctx: Ctx) -> None:
         kind, line = stmt[0], stmt[1]
@@ -333,7 +345,7 @@ class ModuleWalker:
             if node[1] in self.toplevel or (node[1] in self.imports and self.imports[node[1]][1]):
                 callee = self.qualify(node)
                 if callee:
-                    self.facts.calls.append(CallSite(callee, "ref", self.path, line, ctx.qual, ()))
+                    self.facts.calls.append(CallSite(callee, "ref", self.path, line, ctx.qual, guards))
             return
         if kind == "c" or kind == "unk":
             return
@@ -426,6 +438,30 @@ def _terminal(block: list[Any]) -> str | None:
         a, b = _terminal(last[3]), _terminal(last[4])
         if a and b:
             return "raise" if a == b == "raise" else "return"
+    return None
+
+
+def _nested_exit(stmts: list[Any]) -> int | None:
+    """The line of a return/raise/assert nested in these statements (not in nested
+    functions or classes, nor in except handlers: exceptions are not conditions here)."""
+    for stmt in stmts:
+        kind = stmt[0]
+        if kind in ("ret", "raise", "assert"):
+            return stmt[1]
+        if kind == "if":
+            blocks = [stmt[3], stmt[4]]
+        elif kind == "for":
+            blocks = [stmt[4], stmt[5]]
+        elif kind in ("while", "with"):
+            blocks = [stmt[3]]
+        elif kind == "try":
+            blocks = [stmt[2], stmt[4], stmt[5]]
+        else:
+            continue
+        for block in blocks:
+            line = _nested_exit(block)
+            if line is not None:
+                return line
     return None
 
 
