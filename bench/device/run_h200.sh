@@ -54,10 +54,11 @@ SRC=(--sglang installed --offline)
 MODEL=tests/data/groundtruth/models/qwen3.5-122b-a10b
 CMD=(--model-path "$MODEL" --tp 1 --speculative-algorithm NEXTN --mamba-scheduler-strategy extra_buffer)
 
-echo "== flagscan report --gpu auto"
+echo "== flagscan report --gpu auto (and the same GPU from the table, to compare)"
 if "${FS[@]}" --help 2>/dev/null | grep -qE '^\s+report\b'; then
   "${FS[@]}" "${SRC[@]}" report --gpu auto > "$OUT/report.txt" 2>&1; echo "exit $?"
   head -40 "$OUT/report.txt"
+  "${FS[@]}" "${SRC[@]}" report --gpu h200 2>&1 | sed -n 1,6p
 else
   echo "this checkout has no report command; skipped" | tee "$OUT/report.txt"
 fi
@@ -68,12 +69,45 @@ echo "== flagscan resolve --gpu auto (static prediction)"
 echo "== is sglang.srt.server_args importable (before any stub)?"
 "$PY" -c "import sglang.srt.server_args" 2>&1 | tail -1 || true
 
-echo "== flagscan verify --local (EXECUTES the installed SGLang's resolution on this GPU)"
+echo "== flagscan verify --local (EXECUTES the installed SGLang's resolution on this GPU), several commands"
 # --stub-missing: sglang-kernel, flashinfer & co. are not carried (hundreds of MB); they are
 # stubbed only because absent, and the JSON lists them under observed.local.stubbed.
-"${FS[@]}" "${SRC[@]}" verify --local --stub-missing --format json -- "${CMD[@]}" > "$OUT/verify-local.json"
-echo "exit $?"
-"${FS[@]}" "${SRC[@]}" -q verify --local --stub-missing -- "${CMD[@]}" | tee "$OUT/verify-local.txt"
-echo "exit ${PIPESTATUS[0]}"
+M=tests/data/groundtruth/models
+COMMANDS=(
+  "--model-path $M/qwen3.5-122b-a10b --tp 1 --speculative-algorithm NEXTN --mamba-scheduler-strategy extra_buffer"
+  "--model-path $M/qwen3.5-122b-a10b --tp 1 --mamba-scheduler-strategy extra_buffer --attention-backend triton --enable-flashinfer-allreduce-fusion"
+  "--model-path $M/llama-3-8b --tp 1"
+  "--model-path $M/llama-3-8b --tp 1 --enable-torch-compile --chunked-prefill-size 4096 --kv-cache-dtype fp8_e4m3"
+  "--model-path $M/deepseek-v3 --tp 1"
+  "--model-path $M/qwen3-30b-a3b --tp 1 --enable-dp-attention"
+  "--model-path $M/qwen3-next-80b-a3b --tp 1"
+)
+: > "$OUT/verify-local.jsonl"
+for c in "${COMMANDS[@]}"; do
+  read -r -a ARGS <<< "$c"
+  echo "-- verify --local -- $c"
+  "${FS[@]}" "${SRC[@]}" verify --local --stub-missing --format json -- "${ARGS[@]}" > /tmp/verify-one.json 2>/tmp/verify-one.err
+  rc=$?
+  echo "exit $rc"; tail -3 /tmp/verify-one.err
+  "$PY" - "$c" "$rc" <<'PYEOF' >> "$OUT/verify-local.jsonl"
+import json, sys
+cmd, rc = sys.argv[1], int(sys.argv[2])
+try:
+    data = json.load(open("/tmp/verify-one.json"))
+except Exception as exc:  # keep going: one failed command is a line saying so
+    data = {"error": f"{type(exc).__name__}: {exc}", "stderr": open("/tmp/verify-one.err").read()[-2000:]}
+print(json.dumps({"command": cmd, "exit": rc, "result": data}))
+PYEOF
+  "$PY" - "$OUT/verify-local.jsonl" <<'PYEOF'
+import json, sys
+line = open(sys.argv[1]).read().splitlines()[-1]
+r = json.loads(line)["result"]
+if "summary" in r:
+    print(f"   {r['matched']} of {r['compared']} as predicted;", r["summary"],
+          "gaps:", [d["setting"] for d in r["differences"] if d["kind"] == "gap"][:20])
+else:
+    print("   ", json.dumps(r)[:800])
+PYEOF
+done
 echo "== done; files in $OUT"
 ls -la "$OUT"

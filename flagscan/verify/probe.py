@@ -74,6 +74,13 @@ class _Stub(metaclass=_StubMeta):
     def __init__(self, *args: Any, **kwargs: Any) -> None:
         pass
 
+    @classmethod
+    def __get_pydantic_core_schema__(cls, source: Any, handler: Any) -> Any:
+        """A stubbed type in a pydantic model (xgrammar.StructuralTag in SGLang's protocol) accepts anything."""
+        from pydantic_core import core_schema
+
+        return core_schema.any_schema()
+
     def __getattr__(self, name: str) -> Any:
         if name.startswith("__") and name.endswith("__"):
             raise AttributeError(name)
