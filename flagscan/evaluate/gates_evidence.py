@@ -121,7 +121,8 @@ def _value(interp, module, name: str) -> Any:
         value = interp.eval(["n", name], State({}, {}), module)
     except Exception:
         return "unknown"
+    if isinstance(value, Unknown):
+        t = truth(value)  # `env_flag and is_hip()`: the value is unknown, its truth is not
+        return "unknown" if t is None else f"unknown value, {'true' if t else 'false'} here"
     t = value if isinstance(value, (bool, int, str, float)) or value is None else truth(value)
-    if isinstance(value, Unknown) or t is None:
-        return "unknown"
-    return t
+    return "unknown" if t is None else t
