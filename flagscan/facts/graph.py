@@ -33,6 +33,12 @@ def _atoms(test: Any, local: set[str]) -> list[tuple[str, str]]:
                     and isinstance(n[2][0][1], str) and n[2][0][1].isupper():
                 out.append((f"env:{n[2][0][1]}", "env"))
                 return n
+        if k == "cmp" and _const_str(n[1]) and any(op in ("in", "notin") and _is_environ(r) for op, r in n[2]):
+            out.append((f"env:{n[1][1]}", "env"))   # "NAME" in os.environ
+            return n
+        if k == "sub" and _is_environ(n[1]) and _const_str(n[2]):
+            out.append((f"env:{n[2][1]}", "env"))   # os.environ["NAME"]
+            return n
         if k == "a" and n[1] == ["n", "envs"] and n[2].isupper():
             out.append((f"env:{n[2]}", "env"))
             return n
@@ -45,6 +51,14 @@ def _atoms(test: Any, local: set[str]) -> list[tuple[str, str]]:
 
     transform(test, visit)
     return out
+
+
+def _const_str(n: Any) -> bool:
+    return isinstance(n, list) and len(n) > 1 and n[0] == "c" and isinstance(n[1], str)
+
+
+def _is_environ(n: Any) -> bool:
+    return isinstance(n, list) and n[:3] == ["a", ["n", "os"], "environ"]
 
 
 _BUILTINS = {"isinstance", "hasattr", "getattr", "len", "int", "str", "bool", "float", "any", "all", "min", "max",

@@ -14,7 +14,8 @@ from flagscan.hardware import profile_from_spec
 from tests.conftest import TREES
 
 ROOT = TREES / "gates"
-DESTS = ["fast_path", "use_mode", "steer_src", "steer_dst", "everywhere", "never_read"]
+DESTS = ["fast_path", "use_mode", "steer_src", "steer_dst", "everywhere", "never_read", "env_gated", "after_loop",
+         "hooked", "nvls", "symm", "reexported"]
 INVENTORY = SimpleNamespace(flags=[SimpleNamespace(dest=d) for d in DESTS])
 
 
@@ -83,3 +84,48 @@ def test_graph_edges(reads):
     g = build_graph(reads, set(DESTS))
     assert g.has_edge("setting:steer_src", "setting:steer_dst")
     assert any(n.startswith("predicate:") for n in focus(g, "fast_path", 1))
+
+
+def test_environment_is_open_for_gates(reads):
+    v = verdicts(reads, "h100").verdicts["env_gated"]
+    assert v.status is Status.CONDITIONAL and "env:FIXTURE_ENV_GATE" in v.needs
+    given = evaluate_gpu(ROOT, None, INVENTORY, reads, profile_from_spec("h100"), env={"FIXTURE_ENV_GATE": "0"})
+    assert given.verdicts["env_gated"].status is Status.NO_OP
+    given = evaluate_gpu(ROOT, None, INVENTORY, reads, profile_from_spec("h100"), env={"FIXTURE_ENV_GATE": "1"})
+    assert given.verdicts["env_gated"].status is Status.EFFECTIVE
+
+
+def test_giving_the_flag_makes_an_or_guard_hold(reads):
+    # `"X" not in os.environ or server_args.nvls or ...`: set, the flag makes the body run
+    assert verdicts(reads, "h100").verdicts["nvls"].status is Status.EFFECTIVE
+
+
+def test_nested_early_exit_makes_what_follows_conditional(reads):
+    v = verdicts(reads, "h100").verdicts["after_loop"]
+    assert v.status is Status.CONDITIONAL
+    assert any("early exit" in n for n in v.needs)
+
+
+def test_reference_call_site_is_not_a_call(reads):
+    v = verdicts(reads, "h100").verdicts["hooked"]
+    assert v.status is Status.CONDITIONAL
+    assert any("reference" in n for n in v.needs)
+
+
+def test_caller_in_a_file_without_settings_is_followed(reads):
+    assert "sglang/srt/layers/reexport.py" in reads.files      # parsed for its call site only
+    assert verdicts(reads, "h100").verdicts["reexported"].status is Status.NO_OP
+    assert verdicts(reads, "mi300x").verdicts["reexported"].status is Status.EFFECTIVE
+
+
+def test_verdicts_do_not_depend_on_what_else_is_evaluated(reads):
+    every = verdicts(reads, "h100").verdicts
+    for dest in DESTS:
+        alone = evaluate_gpu(ROOT, None, INVENTORY, reads, profile_from_spec("h100"), flags=[dest]).verdicts[dest]
+        assert alone.status is every[dest].status, dest
+
+
+def test_environment_variables_are_graph_nodes(reads):
+    g = build_graph(reads, set(DESTS))
+    assert g.has_edge("env:FIXTURE_NVLS", "setting:nvls")
+    assert not any(n.endswith(".os") for n in g)
