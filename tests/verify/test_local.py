@@ -76,3 +76,28 @@ def test_parser_errors_and_missing_interpreters_are_one_line(tmp_path) -> None:
         observe_local(run_probe(["--no-such-flag"], python=sys.executable, env={"PYTHONPATH": str(root)}))
     with pytest.raises(VerifyError, match="no such interpreter"):
         run_probe([], python=str(tmp_path / "nopython"))
+
+
+PYDANTIC_ERA = OLD_ERA.replace("import argparse, dataclasses, logging", '''import argparse, dataclasses, logging
+from typing import Optional, Union
+import pydantic
+from xgrammar import StructuralTag   # a compiled package SGLang imports at module level
+
+class ResponseFormat(pydantic.BaseModel):   # as in SGLang's OpenAI protocol module
+    structural_tag: Optional[StructuralTag] = None
+    schema_: Union[str, StructuralTag.Format, None] = None''')
+
+
+def test_stubbed_types_stand_in_pydantic_models(tmp_path) -> None:
+    import importlib.util
+
+    if importlib.util.find_spec("xgrammar") is not None:
+        pytest.skip("xgrammar is installed here: nothing to stub")
+    root = _package(tmp_path, PYDANTIC_ERA)
+    env = {"PYTHONPATH": str(root)}
+    without = run_probe(["--model-path", "m"], python=sys.executable, env=env, timeout=60)
+    assert "xgrammar" in without["import_error"]
+    observed = observe_local(run_probe(["--model-path", "m", "--speculative-algorithm", "NEXTN"],
+                                       python=sys.executable, env=env, timeout=60, stub_missing=True))
+    assert observed.values["speculative_algorithm"] == "EAGLE"
+    assert "xgrammar" in observed.facts["stubbed"]
