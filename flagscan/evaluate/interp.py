@@ -81,6 +81,9 @@ class Interpreter:
         self.stack: list[tuple[str, Any]] = []
         # Attributes of dataclass records just before __post_init__ (the parsed input).
         self.snapshots: dict[int, dict[str, Any]] = {}
+        # What each assumed (unknown) test needed: a value joined from paths that differ
+        # only by such assumptions needs the same facts.
+        self.assumed_needs: dict[str, frozenset[str]] = {}
         self.declarations = declarations or {}
         self.declare_functions = set(self.declarations.get("functions", []))
         import os as _os
@@ -363,6 +366,9 @@ class Interpreter:
         other = state.fork()
         other.assumptions = other.assumptions + (f"not ({text})",)
         state.assumptions = state.assumptions + (text,)
+        if isinstance(test, Unknown) and test.needs:
+            self.assumed_needs[text] = self.assumed_needs.get(text, frozenset()) | test.needs
+            self.assumed_needs[f"not ({text})"] = self.assumed_needs[text]
         return self._branch(body, state, module, text) + self._branch(orelse, other, module, f"not ({text})")
 
     def _branch(self, stmts, state, module, cond):
@@ -866,7 +872,14 @@ class Interpreter:
         state.adopt(joined)
         state.locals, state.conds, state.function = saved_locals, saved_conds, saved_fn
         state.closure = saved_closure  # type: ignore[attr-defined]
-        return join_values([v for _, v in returns], f"{fn.qualname}(...)")
+        value = join_values([v for _, v in returns], f"{fn.qualname}(...)")
+        if isinstance(value, Unknown) and not value.needs and len(returns) > 1:
+            # the paths differ by tests assumed inside this call: name what those needed
+            needs = frozenset().union(*(self.assumed_needs.get(a, frozenset())
+                                        for s, _ in returns for a in s.assumptions[len(joined.assumptions):]))
+            if needs:
+                value = Unknown(value.why, needs, value.options, value.truth)
+        return value
 
     def bind_params(self, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State) -> dict[str, Any]:
         local: dict[str, Any] = {}
