@@ -15,7 +15,7 @@ from tests.conftest import TREES
 
 ROOT = TREES / "gates"
 DESTS = ["fast_path", "use_mode", "steer_src", "steer_dst", "everywhere", "never_read", "env_gated", "after_loop",
-         "hooked", "nvls", "symm", "reexported"]
+         "hooked", "nvls", "symm", "reexported", "fused_kernel"]
 INVENTORY = SimpleNamespace(flags=[SimpleNamespace(dest=d) for d in DESTS])
 
 
@@ -129,3 +129,11 @@ def test_environment_variables_are_graph_nodes(reads):
     g = build_graph(reads, set(DESTS))
     assert g.has_edge("env:FIXTURE_NVLS", "setting:nvls")
     assert not any(n.endswith(".os") for n in g)
+
+
+def test_a_helper_that_returns_on_an_env_var_names_it(reads):
+    # kernels_available() returns False or is_cuda() depending on FIXTURE_KERNELS: its
+    # joined result needs that variable, and so does the read it gates
+    v = verdicts(reads, "h100").verdicts["fused_kernel"]
+    assert v.status is Status.CONDITIONAL and "env:FIXTURE_KERNELS" in v.needs
+    assert verdicts(reads, "mi300x").verdicts["fused_kernel"].status is Status.NO_OP
