@@ -42,7 +42,8 @@ def knock_on_diagnostics(resolution: Resolution, parsed, inventory: Inventory) -
         if s.origin != "adjusted":
             continue
         evidence = tuple(Evidence(c.location, c.condition) for c in s.because)
-        why = "; ".join(f"{c.handler}: {c.condition or 'always'}" for c in s.because[:3])
+        why = "; ".join(f"{c.handler}: {c.condition or 'always'}" for c in s.because[:3]) or \
+            "SGLang's resolution (the step that wrote it was not traced)"
         if not s.certain:
             out.append(Diagnostic("FS401", Severity.INFO,
                                   f"{dest} may be changed by SGLang ({why}); needs {', '.join(s.needs) or 'run-time facts'}",
@@ -55,6 +56,7 @@ def knock_on_diagnostics(resolution: Resolution, parsed, inventory: Inventory) -
                                   dest, loc, evidence, {"value": jsonable(s.value), "user_value": jsonable(s.user_value)}))
         else:
             out.append(Diagnostic("FS101", Severity.INFO,
-                                  f"knock-on: {dest} becomes {_show(s.value)} (default {_show(s.default)}) because {why}",
+                                  f"knock-on: {dest} becomes {_show(s.value)} (default {_show(s.default)}) by {why}" if not s.because
+                                  else f"knock-on: {dest} becomes {_show(s.value)} (default {_show(s.default)}) because {why}",
                                   dest, _blame(s, parsed, where), evidence, {"value": jsonable(s.value)}))
     return out
