@@ -1,0 +1,26 @@
+"""Knock-on diagnostics from a resolution: causes shown, and said when none was traced."""
+
+from __future__ import annotations
+
+from types import SimpleNamespace
+
+from flagscan.evaluate.diagnose import knock_on_diagnostics
+from flagscan.evaluate.resolve import Cause, Resolution, Setting
+
+
+def _parsed():
+    return SimpleNamespace(command=SimpleNamespace(path="unit.service", line=3), values={})
+
+
+def test_knock_on_names_its_cause_or_says_it_was_not_traced() -> None:
+    traced = Setting("chunked_prefill_size", 8192, None, "adjusted", True, None, False,
+                     [Cause("sglang/srt/server_args.py:1210", "_handle_gpu_memory_settings", "gpu_mem < 160 * 1024",
+                            None, True)])
+    untraced = Setting("enable_tf32_matmul", False, None, "adjusted", True, None, False, [])
+    found = knock_on_diagnostics(Resolution({s.dest: s for s in (traced, untraced)}, [], [], True), _parsed(), None)
+    by_dest = {d.dest: d for d in found}
+    assert by_dest["chunked_prefill_size"].code == "FS101"
+    assert "_handle_gpu_memory_settings: gpu_mem < 160 * 1024" in by_dest["chunked_prefill_size"].message
+    assert by_dest["enable_tf32_matmul"].code == "FS101"
+    assert not by_dest["enable_tf32_matmul"].message.rstrip().endswith("because")
+    assert "not traced" in by_dest["enable_tf32_matmul"].message
