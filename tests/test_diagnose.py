@@ -18,9 +18,9 @@ def test_knock_on_names_its_cause_or_says_it_was_not_traced() -> None:
                             None, True)])
     untraced = Setting("enable_tf32_matmul", False, None, "adjusted", True, None, False, [])
     found = knock_on_diagnostics(Resolution({s.dest: s for s in (traced, untraced)}, [], [], True), _parsed(), None)
-    by_dest = {d.dest: d for d in found}
-    assert by_dest["chunked_prefill_size"].code == "FS101"
-    assert "_handle_gpu_memory_settings: gpu_mem < 160 * 1024" in by_dest["chunked_prefill_size"].message
-    assert by_dest["enable_tf32_matmul"].code == "FS101"
-    assert not by_dest["enable_tf32_matmul"].message.rstrip().endswith("because")
-    assert "not traced" in by_dest["enable_tf32_matmul"].message
+    by_dest = {d.flag: d for d in found}
+    assert by_dest["chunked_prefill_size"].code == "FS101" and by_dest["chunked_prefill_size"].data["traced"]
+    assert [e.location for e in by_dest["chunked_prefill_size"].evidence] == ["sglang/srt/server_args.py:1210"]
+    untraced_d = by_dest["enable_tf32_matmul"]
+    assert untraced_d.code == "FS101" and not untraced_d.data["traced"] and not untraced_d.evidence
+    assert not untraced_d.message.rstrip().endswith("because")  # no dangling, empty cause

@@ -58,5 +58,6 @@ def knock_on_diagnostics(resolution: Resolution, parsed, inventory: Inventory) -
             out.append(Diagnostic("FS101", Severity.INFO,
                                   f"knock-on: {dest} becomes {_show(s.value)} (default {_show(s.default)}) by {why}" if not s.because
                                   else f"knock-on: {dest} becomes {_show(s.value)} (default {_show(s.default)}) because {why}",
-                                  dest, _blame(s, parsed, where), evidence, {"value": jsonable(s.value)}))
+                                  dest, _blame(s, parsed, where), evidence,
+                                  {"value": jsonable(s.value), "traced": bool(s.because)}))
     return out
