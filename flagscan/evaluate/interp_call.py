@@ -1,0 +1,293 @@
+"""evaluate: calls in the abstract interpreter (functions, methods, instantiation, decorators)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flagscan.evaluate.interp_base import Budget, Dead
+from flagscan.evaluate.state import State, join_states, join_values, same
+from flagscan.evaluate.values import (
+    BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal, LambdaVal, Memo, ModuleVal, Obj,
+    PartialVal, Raised, Unknown, has_unknown, unknown_of,
+)
+
+
+class CallsMixin:
+    """Calls of the Interpreter: functions, methods, classes, dataclass fields and decorators."""
+
+    def decorate(self, deco: Any, fn: Any, state: State, module: ModuleVal) -> Any:
+        name = deco[2] if deco[0] == "a" else (deco[1] if deco[0] == "n" else "")
+        if name in ("staticmethod", "classmethod", "property") and isinstance(fn, FuncVal):
+            fn.kind = name
+            return fn
+        if name in ("setter", "deleter", "getter"):
+            return None  # a property's setter replaces nothing we evaluate
+        value = self.eval(deco, state, module)
+        if isinstance(value, (FuncVal, BoundMethod, PartialVal, LambdaVal, Builtin, External, Memo)):
+            result = self.call(value, [fn], {}, state, module)
+            # An unknown decorator (torch.compile, triton.jit...) keeps the function.
+            return fn if isinstance(result, Unknown) or result is None else result
+        return fn
+
+    def bind(self, value: Any, obj: Obj, state: State, module: ModuleVal) -> Any:
+        if isinstance(value, FuncVal):
+            if value.kind == "property":
+                return self.call(value, [obj], {}, state, module)
+            if value.kind == "staticmethod":
+                return value
+            if value.kind == "classmethod":
+                return BoundMethod(value, obj.cls)
+            return BoundMethod(value, obj)
+        if isinstance(value, (LambdaVal, PartialVal)):
+            return value
+        return value
+
+    def _e_call(self, node, state, module, line):
+        func = self.eval(node[1], state, module, line)
+        args: list[Any] = []
+        for a in node[2]:
+            if isinstance(a, list) and a and a[0] == "*" and len(a) == 2 and isinstance(a[1], list):
+                items = self.iterate(self.eval(a[1], state, module, line), state, module)
+                if items is None:
+                    return Unknown(self._text(node))
+                args.extend(items)
+            else:
+                args.append(self.eval(a, state, module, line))
+        kwargs: dict[str, Any] = {}
+        for key, expr in node[3]:
+            value = self.eval(expr, state, module, line)
+            if key == "**":
+                if isinstance(value, dict):
+                    kwargs.update({str(k): v for k, v in value.items()})
+                else:
+                    return Unknown(self._text(node))
+            else:
+                kwargs[key] = value
+        return self.call(func, args, kwargs, state, module, node=node, line=line)
+
+    def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], state: State, module: ModuleVal,
+             node: Any = None, line: int = 0) -> Any:
+        func = self.deref(func, state)
+        if isinstance(func, BoundMethod):
+            return self.call(func.func, [func.self_obj] + list(args), kwargs, state, module, node, line)
+        if isinstance(func, FuncVal):
+            if func.qualname in self.declare_functions:
+                self.record_declaration(func, args, kwargs, state, module, line)
+            return self.call_function(func, args, kwargs, state)
+        if isinstance(func, Builtin):
+            return func.fn(self, state, args, kwargs, module, line)
+        if isinstance(func, ClassVal):
+            return self.instantiate(func, args, kwargs, state, module, line)
+        if isinstance(func, PartialVal):
+            return self.call(func.func, list(func.args) + list(args), {**func.kwargs, **kwargs}, state, module, node, line)
+        if isinstance(func, Memo):
+            key = _memo_key(args, kwargs)
+            if key is None:
+                return self.call(func.func, args, kwargs, state, module, node, line)
+            if key not in func.cache:
+                func.cache[key] = self.call(func.func, args, kwargs, state, module, node, line)
+            return func.cache[key]
+        if isinstance(func, LambdaVal):
+            local = dict(func.closure)
+            for (pname, default, _), arg in zip(func.params, args):
+                local[pname] = arg
+            saved = state.locals
+            state.locals = local
+            try:
+                return self.eval(func.body, state, func.module)
+            finally:
+                state.locals = saved
+        if isinstance(func, External):
+            result = self.world.call_external(self, func, args, kwargs, state, module, line)
+            if isinstance(result, Raised):
+                self.record(state, "raise", module, line, value=result.exc.type_name, message=result.exc.message)
+                state.raised.append((state.fork(), result.exc))
+                raise Dead()
+            return result
+        if callable(func) and not isinstance(func, type):
+            if any(has_unknown(a) for a in args) or any(has_unknown(v) for v in kwargs.values()):
+                return unknown_of(*args, *kwargs.values(), why=self._text(node) if node else "call")
+            try:
+                return func(*args, **kwargs)
+            except Exception:
+                return Unknown(self._text(node) if node else "call")
+        if isinstance(func, Unknown):
+            return Unknown(self._text(node) if node else func.why, func.needs)
+        return Unknown(self._text(node) if node else f"call of {type(func).__name__}")
+
+    def record_declaration(self, fn: FuncVal, args, kwargs, state: State, module: ModuleVal, line: int) -> None:
+        """A declared resolution is a write of each keyword field by the named source."""
+        record = args[self.declarations.get("record_arg", 0)] if len(args) > self.declarations.get("record_arg", 0) else None
+        source_i = self.declarations.get("source_arg", 1)
+        source = args[source_i] if len(args) > source_i else kwargs.get("source")
+        if not isinstance(record, Obj):
+            return
+        saved = state.function
+        state.function = source if isinstance(source, str) else state.function
+        for name, value in kwargs.items():
+            if name != "source":
+                self.record(state, "write", module, line, oid=record.oid, attr=name, value=value)
+        state.function = saved
+
+    def call_function(self, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State) -> Any:
+        override = self.world.function_override(self, fn, args, kwargs, state)
+        if override is not NotImplemented:
+            return override
+        if self.depth >= self.max_depth:
+            return Unknown(f"{fn.qualname}(...) (call depth)")
+        if sum(1 for _, f in self.stack if f is fn.ir) >= 3:
+            # Recursion on values flagscan cannot see through would fork without end.
+            return Unknown(f"{fn.qualname}(...) (recursion)")
+        local = self.bind_params(fn, args, kwargs, state)
+        saved_locals, saved_conds, saved_fn = state.locals, state.conds, state.function
+        saved_closure = getattr(state, "closure", None)
+        state.locals = local
+        state.closure = fn.closure  # type: ignore[attr-defined]
+        state.function = fn.ir["name"]
+        state.conds = ()  # conditions are reported per function, where they are written
+        self.depth += 1
+        self.stack.append((fn.qualname, fn.ir))
+        try:
+            outcomes = self.exec_block(fn.ir["body"], state, fn.module)
+        except Budget:
+            self.notes.append(f"{fn.qualname}: analysis budget exhausted")
+            outcomes = [("return", state, Unknown(f"{fn.qualname}(...) (budget)"))]
+        finally:
+            self.depth -= 1
+            self.stack.pop()
+        returns = [(s, v) for k, s, v in outcomes if k in ("return", "next")]
+        raises = [(s, v) for k, s, v in outcomes if k == "raise"]
+        for s, _ in returns + raises:
+            s.locals, s.conds, s.function = saved_locals, saved_conds, saved_fn
+            s.closure = saved_closure  # type: ignore[attr-defined]
+        state.raised.extend(raises)
+        if not returns:
+            state.locals, state.conds, state.function = saved_locals, saved_conds, saved_fn
+            state.closure = saved_closure  # type: ignore[attr-defined]
+            raise Dead()
+        joined = join_states([s for s, _ in returns], f"{fn.qualname}(...)")
+        state.adopt(joined)
+        state.locals, state.conds, state.function = saved_locals, saved_conds, saved_fn
+        state.closure = saved_closure  # type: ignore[attr-defined]
+        value = join_values([v for _, v in returns], f"{fn.qualname}(...)")
+        if isinstance(value, Unknown) and not value.needs and len(returns) > 1:
+            # the paths differ by tests assumed inside this call: name what those needed
+            needs = frozenset().union(*(self.assumed_needs.get(a, frozenset())
+                                        for s, _ in returns for a in s.assumptions[len(joined.assumptions):]))
+            if needs:
+                value = Unknown(value.why, needs, value.options, value.truth)
+        return value
+
+    def bind_params(self, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State) -> dict[str, Any]:
+        local: dict[str, Any] = {}
+        rest = list(args)
+        extra_kw = dict(kwargs)
+        star_kw = None
+        for name, default, kind in fn.ir["params"]:
+            if kind == "pos":
+                if rest:
+                    local[name] = rest.pop(0)
+                elif name in extra_kw:
+                    local[name] = extra_kw.pop(name)
+                elif default is not None:
+                    local[name] = self.eval(default, state, fn.module)
+                else:
+                    local[name] = Unknown(f"argument {name}")
+            elif kind == "*":
+                local[name] = tuple(rest)
+                rest = []
+            elif kind == "kw":
+                if name in extra_kw:
+                    local[name] = extra_kw.pop(name)
+                elif default is not None:
+                    local[name] = self.eval(default, state, fn.module)
+                else:
+                    local[name] = Unknown(f"argument {name}")
+            elif kind == "**":
+                star_kw = name
+        if star_kw is not None:
+            local[star_kw] = extra_kw
+        return local
+
+    def instantiate(self, cls: ClassVal, args: list[Any], kwargs: dict[str, Any], state: State,
+                    module: ModuleVal, line: int) -> Any:
+        if any(c.name in ("Exception", "BaseException") or _is_exception(c) for c in cls.mro()):
+            return ExcVal(cls.name, args[0] if args else "", cls)
+        if cls.is_enum:
+            for key, member in cls.attrs.items():
+                if isinstance(member, EnumMember) and args and same(member.value, args[0]):
+                    return member
+            return Unknown(f"{cls.name}({args[0] if args else ''})")
+        obj = self.new_obj(cls, state)
+        found, init = cls.lookup("__init__")
+        if found and isinstance(init, FuncVal):
+            self.call(BoundMethod(init, obj), args, kwargs, state, module)
+        elif cls.is_dataclass or any(c.is_dataclass for c in cls.mro()):
+            self.dataclass_init(cls, obj, args, kwargs, state, module, line)
+        return obj
+
+    def dataclass_init(self, cls: ClassVal, obj: Obj, args, kwargs, state: State, module: ModuleVal, line: int) -> None:
+        rest = list(args)
+        values: dict[str, Any] = {}
+        for name, spec in cls.dataclass_fields():
+            if rest:
+                values[name] = rest.pop(0)
+            elif name in kwargs:
+                values[name] = kwargs[name]
+            else:
+                values[name] = self.spec_default(spec, state, f"{cls.name}.{name}")
+        attrs = state.writable(obj.oid)
+        attrs.update(values)
+        self.snapshots.setdefault(obj.oid, dict(attrs))
+        found, post = cls.lookup("__post_init__")
+        if found and isinstance(post, FuncVal):
+            self.call(BoundMethod(post, obj), [], {}, state, module)
+
+    def spec_default(self, spec: Any, state: State, what: str) -> Any:
+        if spec is None:
+            return Unknown(f"{what} (no value)")
+        if spec[0] == "ir":
+            return self.field_default(spec[1], state, spec[2].module)
+        if spec[0] == "value":
+            return spec[1]
+        return self.call(spec[1], [], {}, state, self.current_module or ModuleVal("?"))
+
+    def field_default(self, default: Any, state: State, module: ModuleVal) -> Any:
+        """`x: T = value`, `field(default=...)`, `field(default_factory=...)`."""
+        if default[0] == "call" and default[1][0] in ("n", "a"):
+            fname = default[1][1] if default[1][0] == "n" else default[1][2]
+            if fname == "field":
+                for key, expr in default[3]:
+                    if key == "default":
+                        return self.eval(expr, state, module)
+                    if key == "default_factory":
+                        return self.call(self.eval(expr, state, module), [], {}, state, module)
+                return None
+        value = self.eval(default, state, module)
+        if isinstance(value, ConfigView) and value.origin == "msgspec.field":
+            if "default" in value.data:
+                return value.data["default"]
+            return self.call(value.data.get("default_factory"), [], {}, state, module)
+        return value
+
+
+def _is_exception(cls: ClassVal) -> bool:
+    for base in cls.bases:
+        name = base.name if isinstance(base, (ClassVal, Builtin)) else (base.path if isinstance(base, External) else "")
+        if name.endswith(("Error", "Exception")) or name in ("BaseException",):
+            return True
+    return False
+
+
+def _memo_key(args, kwargs):
+    parts = []
+    for value in list(args) + sorted(kwargs.items()):
+        if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and value in kwargs.items():
+            value = value[1]
+        if isinstance(value, (str, int, float, bool, type(None))):
+            parts.append(value)
+        elif isinstance(value, (ClassVal, Obj, FuncVal, External, EnumMember)):
+            parts.append(("id", id(value)))
+        else:
+            return None
+    return tuple(parts)

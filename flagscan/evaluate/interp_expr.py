@@ -1,0 +1,361 @@
+"""evaluate: expressions in the abstract interpreter (attributes, subscripts, literals, comprehensions)."""
+
+from __future__ import annotations
+
+import operator
+from typing import TYPE_CHECKING, Any
+
+from flagscan.evaluate.interp_base import PLAIN, Dead, truth
+from flagscan.evaluate.state import State, join_values
+from flagscan.evaluate.values import (
+    BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, EnvView, ExcVal, External, FuncVal, GenericAlias, LambdaVal,
+    LoggerVal, Maybe, ModuleVal, Obj, SuperVal, Unknown, has_unknown, unknown_of,
+)
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp import Interpreter
+
+
+class ExpressionsMixin:
+    """Expressions of the Interpreter: attributes, subscripts, literals, comprehensions."""
+
+    def _e_unk(self, node, state, module, line):
+        return Unknown(node[1])
+
+    def _e_a(self, node, state, module, line):
+        base = self.eval(node[1], state, module, line)
+        return self.getattr(base, node[2], state, module, node)
+
+    def getattr(self, base: Any, attr: str, state: State, module: ModuleVal, node: Any = None) -> Any:
+        base = self.deref(base, state)
+        if isinstance(base, Unknown):
+            return Unknown(f"{base.why}.{attr}", base.needs)
+        if isinstance(base, Obj):
+            attrs = state.attrs(base.oid)
+            if attr in attrs:
+                value = attrs[attr]
+                if isinstance(value, (list, dict, set)):
+                    value, fresh = state.own(value)
+                    if fresh:
+                        state.writable(base.oid)[attr] = value
+                return value
+            if attr == "__class__":
+                return base.cls
+            found, value = base.cls.lookup(attr)
+            if found:
+                return self.bind(value, base, state, module)
+            found, hook = base.cls.lookup("__getattr__")
+            if found and isinstance(hook, FuncVal):
+                return self.call(BoundMethod(hook, base), [attr], {}, state, module)
+            return Unknown(f"{base.cls.name}.{attr}")
+        if isinstance(base, ClassVal):
+            found, value = base.lookup(attr)
+            if found:
+                if isinstance(value, FuncVal) and value.kind == "classmethod":
+                    return BoundMethod(value, base)
+                return value
+            if attr in ("__name__", "__qualname__"):
+                return base.name
+            if attr == "__module__":
+                return base.module.name
+            if attr == "__annotations__":
+                fields = base.value_fields if base.value_fields is not None else (base.ir or {}).get("fields", [])
+                return {entry[0]: Unknown(f"annotation of {entry[0]}") for entry in fields}
+            if attr == "__dict__":
+                return dict(base.attrs)
+            if attr == "__mro__":
+                return tuple(base.mro())
+            return Unknown(f"{base.name}.{attr}")
+        if isinstance(base, ModuleVal):
+            if attr in base.globals:
+                return self.deref(base.globals[attr], state)
+            sub = f"{base.name}.{attr}"
+            if self.store.module_file(sub) is not None:
+                return self.import_module(sub, state)
+            hook = base.globals.get("__getattr__")
+            if isinstance(hook, FuncVal):  # PEP 562 module __getattr__
+                return self.call(hook, [attr], {}, state, base)
+            return Unknown(sub)
+        if isinstance(base, External):
+            if base.path == "builtins.object" and attr in ("__getattribute__", "__setattr__", "__init__", "__new__", "__delattr__"):
+                return Builtin(f"object.{attr}", _object_method(attr))
+            return self.world.external_attr(base, attr)
+        if isinstance(base, ConfigView):
+            return self.world.config_attr(base, attr)
+        if isinstance(base, EnvView):
+            return self.world.env_attr(attr)
+        if isinstance(base, EnumMember):
+            if attr == "name":
+                return base.name
+            if attr == "value":
+                return base.value
+            if isinstance(base.cls, ClassVal):
+                found, value = base.cls.lookup(attr)
+                if found and isinstance(value, FuncVal):
+                    if value.kind == "property":
+                        return self.call(value, [base], {}, state, module)
+                    if value.kind == "classmethod":
+                        return BoundMethod(value, base.cls)
+                    if value.kind == "staticmethod":
+                        return value
+                    return BoundMethod(value, base)
+                if found:
+                    return value
+            return Unknown(f"{base.owner}.{base.name}.{attr}")
+        if isinstance(base, SuperVal):
+            for cls in base.classes:
+                if attr in cls.attrs:
+                    return self.bind(cls.attrs[attr], base.obj, state, module) if isinstance(base.obj, Obj) else cls.attrs[attr]
+            if attr in ("__setattr__", "__getattribute__", "__init__", "__new__", "__delattr__"):
+                method = _object_method(attr)
+                target = base.obj
+                return Builtin(f"object.{attr}", lambda i, s, a, k, m, l: method(i, s, [target, *a], k, m, l))
+            return Unknown(f"super().{attr}")
+        if isinstance(base, BoundMethod) and attr == "__func__":
+            return base.func
+        if isinstance(base, LoggerVal):
+            return Builtin(f"logger.{attr}", _logger_method(attr))
+        if isinstance(base, PLAIN) or type(base).__name__ in ("Match", "Pattern"):
+            return self.builtins_attr(base, attr)
+        if isinstance(base, ExcVal) and attr == "args":
+            return (base.message,)
+        if isinstance(base, FuncVal) and attr in ("__name__", "__qualname__"):
+            return base.ir["name"] if attr == "__name__" else (
+                f"{base.owner.name}.{base.ir['name']}" if base.owner is not None else base.ir["name"])
+        if isinstance(base, FuncVal) and attr == "__module__":
+            return base.module.name
+        return Unknown(f"{type(base).__name__}.{attr}")
+
+    def builtins_attr(self, base: Any, attr: str) -> Any:
+        from flagscan.evaluate.builtins import method_of
+
+        return method_of(base, attr)
+
+    def _e_un(self, node, state, module, line):
+        value = self.eval(node[2], state, module, line)
+        op = node[1]
+        if op == "not":
+            t = truth(value)
+            if t is None:
+                u = unknown_of(value, why=f"not {self._text(node[2])}")
+                if isinstance(value, Unknown) and getattr(value, "truth", None) is not None:
+                    u.truth = not value.truth  # type: ignore[attr-defined]
+                return u
+            return not t
+        if isinstance(value, Unknown) or not isinstance(value, (int, float)):
+            return unknown_of(value, why=f"{op} unknown")
+        return {"-": operator.neg, "+": operator.pos, "~": operator.invert}[op](value)
+
+    def _e_ifx(self, node, state, module, line):
+        t = truth(self.eval(node[1], state, module, line))
+        if t is True:
+            return self.eval(node[2], state, module, line)
+        if t is False:
+            return self.eval(node[3], state, module, line)
+        return join_values([self.eval(node[2], state, module, line), self.eval(node[3], state, module, line)],
+                           self._text(node[1]))
+
+    def _e_sub(self, node, state, module, line):
+        base = self.eval(node[1], state, module, line)
+        index_ir = node[2]
+        if index_ir[0] == "slice":
+            parts = [self.eval(p, state, module, line) if p is not None else None for p in index_ir[1:]]
+            if isinstance(base, (list, tuple, str)) and not any(isinstance(p, Unknown) for p in parts):
+                return base[slice(*parts)]
+            return unknown_of(base, *parts, why=self._text(node))
+        index = self.eval(index_ir, state, module, line)
+        return self.subscript(base, index, state, module, node)
+
+    def subscript(self, base, index, state, module, node=None):
+        if isinstance(base, EnvView):
+            return self.world.env_get(index)  # open: a missing variable is unknown, not a KeyError
+        if isinstance(base, ConfigView):
+            return self.world.config_item(base, index)
+        if isinstance(base, Obj):
+            found, fn = base.cls.lookup("__getitem__")
+            if found:
+                return self.call(BoundMethod(fn, base), [index], {}, state, module)
+            return Unknown(self._text(node) if node else "subscript")
+        if isinstance(base, ClassVal) and base.is_enum and isinstance(index, str):
+            member = base.attrs.get(index)
+            if isinstance(member, EnumMember):
+                return member
+            exc = ExcVal("KeyError", index)
+            state.raised.append((state.fork(), exc))
+            raise Dead()
+        if isinstance(base, (ClassVal, External, Builtin)) and not isinstance(base, Obj):
+            return GenericAlias(base, index if isinstance(index, tuple) else (index,))
+        if isinstance(base, Unknown) and base.options is not None and not isinstance(index, Unknown):
+            values = [self.subscript(o, index, state, module, node) for o in base.options]
+            return join_values(values, base.why)
+        if isinstance(base, Unknown) or isinstance(index, Unknown) or not isinstance(base, PLAIN):
+            if isinstance(base, (ClassVal, External, Builtin, GenericAlias)):
+                return GenericAlias(base, index if isinstance(index, tuple) else (index,))
+            return unknown_of(base, index, why=self._text(node) if node else "subscript")
+        try:
+            value = base[index]
+        except Exception:
+            return Unknown(self._text(node) if node else "subscript")
+        # A key present on some paths only is read where code found it present.
+        return value.value if isinstance(value, Maybe) and isinstance(base, dict) else value
+
+    def _e_list(self, node, state, module, line):
+        return self._elements(node[1], state, module, line)
+
+    def _e_tuple(self, node, state, module, line):
+        items = self._elements(node[1], state, module, line)
+        return tuple(items) if isinstance(items, list) else items
+
+    def _e_set(self, node, state, module, line):
+        items = self._elements(node[1], state, module, line)
+        if isinstance(items, list) and not has_unknown(items):
+            try:
+                return set(items)
+            except TypeError:
+                return Unknown("unhashable set")
+        return unknown_of(*items, why="set with unknown elements") if isinstance(items, list) else items
+
+    def _elements(self, elements, state, module, line):
+        out: list[Any] = []
+        for e in elements:
+            if isinstance(e, list) and e and e[0] == "*" and len(e) == 2 and isinstance(e[1], list):
+                items = self.iterate(self.eval(e[1], state, module, line), state, module)
+                if items is None:
+                    return Unknown("starred unknown")
+                out.extend(items)
+            else:
+                out.append(self.eval(e, state, module, line))
+        return out
+
+    def _e_dict(self, node, state, module, line):
+        out: dict[Any, Any] = {}
+        for key_ir, value_ir in node[1]:
+            value = self.eval(value_ir, state, module, line)
+            if key_ir is None:
+                if isinstance(value, dict):
+                    out.update(value)
+                else:
+                    return Unknown("dict merge with unknown")
+                continue
+            key = self.eval(key_ir, state, module, line)
+            if isinstance(key, Unknown):
+                return Unknown("dict with unknown key")
+            try:
+                out[key] = value
+            except TypeError:
+                return Unknown("unhashable key")
+        return out
+
+    def _e_fstr(self, node, state, module, line):
+        parts: list[str] = []
+        unknown = None
+        for part in node[1]:
+            if isinstance(part, str):
+                parts.append(part)
+                continue
+            value = self.eval(part[1], state, module, line)
+            if isinstance(value, Unknown) or has_unknown(value) or not isinstance(value, PLAIN + (EnumMember,)):
+                unknown = unknown_of(value, why="") if unknown is None else unknown
+                parts.append("{" + self._text(part[1]) + "}")
+                continue
+            if isinstance(value, EnumMember):
+                value = f"{value.owner}.{value.name}"
+            parts.append(repr(value) if part[2] == "r" else str(value))
+        text = "".join(parts)
+        if unknown is not None:
+            return Unknown(text, unknown.needs)
+        return text
+
+    def _e_comp(self, node, state, module, line):
+        kind, elt, gens = node[1], node[2], node[3]
+        results: list[Any] = []
+        saved = state.locals
+        state.locals = dict(saved)
+        try:
+            ok = self._comp(gens, 0, elt, kind, state, module, line, results)
+        finally:
+            state.locals = saved
+        if not ok:
+            return Unknown(f"comprehension over unknown")
+        if kind == "dict":
+            try:
+                return dict(results)
+            except TypeError:
+                return Unknown("dict comprehension")
+        if kind == "set":
+            try:
+                return set(results)
+            except TypeError:
+                return Unknown("set comprehension")
+        return results
+
+    def _comp(self, gens, i, elt, kind, state, module, line, results) -> bool:
+        if i == len(gens):
+            if kind == "dict":
+                results.append((self.eval(elt[0], state, module, line), self.eval(elt[1], state, module, line)))
+            else:
+                results.append(self.eval(elt, state, module, line))
+            return True
+        target, iter_ir, ifs = gens[i]
+        items = self.iterate(self.eval(iter_ir, state, module, line), state, module)
+        if items is None:
+            return False
+        for item in items[:5000]:
+            self.assign(target, item, state, module, line)
+            keep = True
+            for cond in ifs:
+                t = truth(self.eval(cond, state, module, line))
+                if t is None:
+                    return False
+                if not t:
+                    keep = False
+                    break
+            if keep and not self._comp(gens, i + 1, elt, kind, state, module, line, results):
+                return False
+        return True
+
+    def _e_lambda(self, node, state, module, line):
+        closure = dict(getattr(state, "closure", None) or {})
+        closure.update(state.locals if state.locals is not module.globals else {})
+        return LambdaVal(module, node[1], node[2], closure)
+
+    def _e_walrus(self, node, state, module, line):
+        value = self.eval(node[2], state, module, line)
+        state.locals[node[1]] = value
+        return value
+
+
+def _object_method(name: str):
+    """object.__getattribute__ / object.__setattr__: attribute access without the
+    class's own __getattr__ / __setattr__ hooks."""
+    def call(interp: Interpreter, state: State, args, kwargs, module: ModuleVal, line: int):
+        if name == "__getattribute__" and len(args) == 2 and isinstance(args[0], Obj):
+            attrs = state.attrs(args[0].oid)
+            if args[1] in attrs:
+                value = attrs[args[1]]
+                if isinstance(value, (list, dict, set)):
+                    value, fresh = state.own(value)
+                    if fresh:
+                        state.writable(args[0].oid)[args[1]] = value
+                return value
+            found, value = args[0].cls.lookup(args[1])
+            return interp.bind(value, args[0], state, module) if found else Unknown(f"{args[1]} unset")
+        if name == "__setattr__" and len(args) == 3 and isinstance(args[0], Obj):
+            interp.setattr(args[0], args[1], args[2], state, module, line, raw=True)
+            return None
+        return None
+    return call
+
+
+def _logger_method(level: str):
+    def log(interp: Interpreter, state: State, args, kwargs, module: ModuleVal, line: int):
+        if level in ("warning", "warn", "info", "error", "debug", "critical", "exception"):
+            message = args[0] if args else ""
+            if len(args) > 1 and isinstance(message, str) and not has_unknown(args[1:]):
+                try:
+                    message = message % tuple(args[1:])
+                except (TypeError, ValueError):
+                    pass
+            interp.record(state, "log", module, line, level=level, message=message)
+        return None
+    return log

@@ -1,0 +1,177 @@
+"""evaluate: operators in the abstract interpreter (arithmetic, boolean, comparison, membership)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flagscan.evaluate.interp_base import PLAIN, _BIN, _CMP, falsy_unknown, truth
+from flagscan.evaluate.state import same
+from flagscan.evaluate.values import (
+    Builtin, ClassVal, ConfigView, EnumMember, EnvView, External, GenericAlias, Maybe, Unknown, has_unknown, unknown_of,
+)
+
+
+class OperatorsMixin:
+    """Operators of the Interpreter: arithmetic, boolean, comparison and membership."""
+
+    # -- operators -----------------------------------------------------------------
+    def binop(self, op: str, left: Any, right: Any) -> Any:
+        if op == "|" and isinstance(left, (ClassVal, External, Builtin, GenericAlias)) and (
+                right is None or isinstance(right, (ClassVal, External, Builtin, GenericAlias))):
+            none = External("builtins.NoneType")
+            return GenericAlias(External("types.UnionType"), (left, none if right is None else right))
+        if isinstance(left, ConfigView):
+            result = self.world.binop(op, left, right)
+            if result is not NotImplemented:
+                return result
+        if isinstance(left, Unknown) or isinstance(right, Unknown):
+            opts = _combine_options(left, right, _BIN.get(op))
+            return opts if opts is not None else unknown_of(left, right, why=f"{op} on unknown")
+        if has_unknown(left) or has_unknown(right):
+            if op == "+" and isinstance(left, (list, tuple)) and type(left) is type(right):
+                return left + right
+            return unknown_of(left, right, why=f"{op} on unknown")
+        fn = _BIN.get(op)
+        if fn is None:
+            return Unknown(f"operator {op}")
+        try:
+            return fn(left, right)
+        except Exception:
+            return Unknown(f"{op} failed")
+
+    def _e_bin(self, node, state, module, line):
+        return self.binop(node[1], self.eval(node[2], state, module, line), self.eval(node[3], state, module, line))
+
+    def _e_bool(self, node, state, module, line):
+        op, operands = node[1], node[2]
+        result: Any = None
+        pending_unknown: Unknown | None = None
+        for i, operand in enumerate(operands):
+            value = self.eval(operand, state, module, line)
+            t = truth(value)
+            if op == "and":
+                if t is False:
+                    if pending_unknown is not None:
+                        return falsy_unknown(pending_unknown.why, pending_unknown.needs, False) if not isinstance(value, PLAIN) or value not in (False, None, 0, "") else _maybe(value, pending_unknown)
+                    return value
+                if t is None:
+                    pending_unknown = unknown_of(value, why=self._text(operand)) if pending_unknown is None else pending_unknown
+            else:
+                if t is True:
+                    if pending_unknown is not None:
+                        return falsy_unknown(pending_unknown.why, pending_unknown.needs, True)
+                    return value
+                if t is None:
+                    pending_unknown = unknown_of(value, why=self._text(operand)) if pending_unknown is None else pending_unknown
+            result = value
+        if pending_unknown is not None:
+            return Unknown(pending_unknown.why, pending_unknown.needs)
+        return result
+
+    def _e_cmp(self, node, state, module, line):
+        left = self.eval(node[1], state, module, line)
+        result: Any = True
+        for op, right_ir in node[2]:
+            right = self.eval(right_ir, state, module, line)
+            r = self.compare(op, left, right)
+            t = truth(r)
+            if t is False:
+                return False
+            if t is None:
+                result = r if result is True else unknown_of(result, r)
+            left = right
+        return result
+
+    def compare(self, op: str, left: Any, right: Any) -> Any:
+        if op in ("is", "isnot"):
+            if isinstance(left, Unknown) or isinstance(right, Unknown):
+                opts = _combine_options(left, right, lambda a, b: (a is b) if a is None or b is None else a == b)
+                if opts is not None:
+                    return opts if op == "is" else (not opts if isinstance(opts, bool) else opts)
+                return unknown_of(left, right, why="identity of unknown")
+            same_obj = left is right or (left is None and right is None) or (
+                isinstance(left, (bool, EnumMember)) and left == right) or (
+                isinstance(left, External) and isinstance(right, External) and left.path == right.path)
+            return same_obj if op == "is" else not same_obj
+        if op in ("in", "notin"):
+            return self.membership(left, right, op == "in")
+        if isinstance(left, Unknown) or isinstance(right, Unknown):
+            opts = _combine_options(left, right, _CMP.get(op))
+            return opts if opts is not None else unknown_of(left, right, why=f"comparison with unknown")
+        if isinstance(left, EnumMember) or isinstance(right, EnumMember):
+            eq = left == right
+            return eq if op == "==" else (not eq if op == "!=" else Unknown("enum ordering"))
+        if has_unknown(left) or has_unknown(right):
+            return unknown_of(left, right, why="comparison with unknown")
+        if not isinstance(left, PLAIN) or not isinstance(right, PLAIN):
+            if op in ("==", "!="):
+                eq = left is right
+                return eq if op == "==" else not eq
+            return Unknown("comparison of objects")
+        try:
+            return _CMP[op](left, right)
+        except Exception:
+            return Unknown(f"comparison {op} failed")
+
+    def membership(self, item: Any, container: Any, positive: bool) -> Any:
+        if isinstance(container, EnvView):
+            found = self.world.env_contains(item)
+            return found if isinstance(found, Unknown) else found == positive
+        if isinstance(container, ConfigView):
+            container = container.data
+        if isinstance(container, Unknown) and container.options is not None and not isinstance(item, Unknown):
+            results = {truth(self.membership(item, o, positive)) for o in container.options}
+            if len(results) == 1 and None not in results:
+                return results.pop()
+        if isinstance(item, Unknown) and item.options is not None and not isinstance(container, Unknown):
+            results = {truth(self.membership(o, container, positive)) for o in item.options}
+            if len(results) == 1 and None not in results:
+                return results.pop()
+        if isinstance(item, Unknown) or isinstance(container, Unknown) or not isinstance(container, PLAIN):
+            return unknown_of(item, container, why="membership with unknown")
+        try:
+            if isinstance(container, dict):
+                found = item in container
+                if found and isinstance(container[item], Maybe):
+                    return Unknown(f"{item!r} present on some paths")
+            else:
+                elements = list(container) if not isinstance(container, str) else None
+                if elements is None:
+                    found = item in container
+                elif any(same(item, e) or (not isinstance(e, Unknown) and item == e) for e in elements):
+                    found = True
+                elif any(isinstance(e, Unknown) for e in elements):
+                    return Unknown("membership in a list with unknown elements")
+                else:
+                    found = False
+        except TypeError:
+            return Unknown("membership failed")
+        return found if positive else not found
+
+
+def _maybe(value: Any, pending: Unknown) -> Any:
+    return falsy_unknown(pending.why, pending.needs, False)
+
+
+def _combine_options(left: Any, right: Any, fn) -> Any:
+    """Apply an operator over the candidate values of a joined Unknown, when all agree."""
+    if fn is None:
+        return None
+    lefts = left.options if isinstance(left, Unknown) else (left,)
+    rights = right.options if isinstance(right, Unknown) else (right,)
+    if lefts is None or rights is None:
+        return None
+    results = []
+    for a in lefts:
+        for b in rights:
+            if isinstance(a, Unknown) or isinstance(b, Unknown):
+                return None
+            try:
+                results.append(fn(a, b))
+            except Exception:
+                return None
+    if results and all(same(results[0], r) for r in results[1:]):
+        return results[0]
+    needs = (left.needs if isinstance(left, Unknown) else frozenset()) | (
+        right.needs if isinstance(right, Unknown) else frozenset())
+    return Unknown("combination of unknowns", needs, tuple(results) if len(results) <= 8 else None)

@@ -1,0 +1,380 @@
+"""evaluate: statement executors of the abstract interpreter (blocks, branches, loops, definitions)."""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flagscan.evaluate.interp_base import PLAIN, Budget, Dead, truth
+from flagscan.evaluate.state import State, join_states
+from flagscan.evaluate.values import (
+    BoundMethod, Builtin, ClassVal, EnumMember, ExcVal, External, FuncVal, LazyImport, Maybe, ModuleVal, Obj,
+    PartialVal, Unknown,
+)
+
+
+class StatementsMixin:
+    """Statement executors of the Interpreter: blocks, branches, loops, try, class and def."""
+
+    # -- statements --------------------------------------------------------------
+    def exec_block(self, stmts: list[Any], state: State, module: ModuleVal) -> list[tuple[str, State, Any]]:
+        """Run statements; returns outcomes (kind, state, value) with kind in
+        next | return | raise | break | continue. At most one `next`."""
+        done: list[tuple[str, State, Any]] = []
+        current: State | None = state
+        for stmt in stmts:
+            if current is None:
+                break
+            outcomes = self.exec_stmt(stmt, current, module)
+            nexts = [s for k, s, _ in outcomes if k == "next"]
+            done.extend(o for o in outcomes if o[0] != "next")
+            current = join_states(nexts, "branch") if nexts else None
+        if current is not None:
+            done.append(("next", current, None))
+        return done
+
+    def exec_stmt(self, stmt: list[Any], state: State, module: ModuleVal) -> list[tuple[str, State, Any]]:
+        self.steps += 1
+        if self.steps > self.call_budget:
+            raise Budget()
+        kind = stmt[0]
+        try:
+            handler = getattr(self, "_s_" + kind)
+        except AttributeError:
+            return [("next", state, None)]
+        try:
+            outcomes = handler(stmt, state, module)
+        except Dead:
+            outcomes = []
+        raised = state.raised
+        if raised:
+            state.raised = []
+            outcomes = list(outcomes) + [("raise", s, exc) for s, exc in raised]
+        return outcomes
+
+    def _s_pass(self, stmt, state, module):
+        return [("next", state, None)]
+
+    _s_del = _s_pass
+    _s_unk = _s_pass
+
+    def _s_break(self, stmt, state, module):
+        return [("break", state, None)]
+
+    def _s_continue(self, stmt, state, module):
+        return [("continue", state, None)]
+
+    def _s_expr(self, stmt, state, module):
+        self.eval(stmt[2], state, module, line=stmt[1])
+        return [("next", state, None)]
+
+    def _s_assign(self, stmt, state, module):
+        value = self.eval(stmt[3], state, module, line=stmt[1])
+        for target in stmt[2]:
+            self.assign(target, value, state, module, stmt[1])
+        return [("next", state, None)]
+
+    def _s_aug(self, stmt, state, module):
+        current = self.eval(stmt[2], state, module, line=stmt[1])
+        value = self.eval(stmt[4], state, module, line=stmt[1])
+        if isinstance(current, list) and stmt[3] == "+" and isinstance(value, (list, tuple)):
+            current.extend(value)  # in-place, as Python does for lists
+            return [("next", state, None)]
+        self.assign(stmt[2], self.binop(stmt[3], current, value), state, module, stmt[1])
+        return [("next", state, None)]
+
+    def _s_import(self, stmt, state, module):
+        for local, mod, attr in stmt[2]:
+            if attr == "*":
+                source = self.import_module(mod, state)
+                if isinstance(source, ModuleVal):
+                    names = source.globals.get("__all__")
+                    if not isinstance(names, (list, tuple)):
+                        names = [n for n in source.globals if not n.startswith("_")]
+                    for n in names:
+                        if n in source.globals:
+                            state.locals[n] = source.globals[n]
+                continue
+            if attr is None and "." in mod and local == mod.split(".")[0]:
+                # `import a.b.c`: Python runs a.b.c now (registries fill up) and binds `a`.
+                if self.store.module_file(mod) is not None:
+                    self.import_module(mod, state)
+                state.locals[local] = LazyImport(local, None)
+                continue
+            if attr is not None and self.store.module_file(f"{mod}.{attr}") is not None \
+                    and not self._defines(mod, attr):
+                # `from pkg import submodule` runs the submodule now, as Python does.
+                state.locals[local] = self.import_module(f"{mod}.{attr}", state)
+                continue
+            state.locals[local] = LazyImport(mod, attr)
+        return [("next", state, None)]
+
+    def _defines(self, module: str, name: str) -> bool:
+        """Whether a package's __init__ binds `name` itself (then that binding wins)."""
+        ir = self.store.get(module)
+        if ir is None:
+            return False
+        for stmt in ir["body"]:
+            if stmt[0] in ("def", "class") and stmt[2].get("name") == name:
+                return True
+            if stmt[0] == "assign" and any(t[0] == "n" and t[1] == name for t in stmt[2]):
+                return True
+        return False
+
+    def _s_def(self, stmt, state, module):
+        ir = stmt[2]
+        closure = state.locals if state.locals is not module.globals else None
+        fn: Any = FuncVal(module, ir, closure)
+        # A function that stands for a given fact keeps its identity: its
+        # decorators (caches, retries) would only hide it from the world.
+        if fn.qualname not in self.world.sglang:
+            for deco in reversed(ir["decorators"]):
+                fn = self.decorate(deco, fn, state, module)
+        state.locals[ir["name"]] = fn
+        return [("next", state, None)]
+
+    def _s_class(self, stmt, state, module):
+        ir = stmt[2]
+        bases = [self.eval(b, state, module) for b in ir["bases"]]
+        cls = ClassVal(ir["name"], module, ir, bases)
+        for base in bases:
+            path = base.path if isinstance(base, External) else (base.name if isinstance(base, ClassVal) else "")
+            tail = path.rsplit(".", 1)[-1]
+            if tail in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag") or (isinstance(base, ClassVal) and base.is_enum):
+                cls.is_enum = True
+            if tail == "Struct" or (isinstance(base, ClassVal) and base.is_dataclass):
+                cls.is_dataclass = True
+        namespace: dict[str, Any] = {}
+        saved = state.locals
+        state.locals = namespace
+        try:
+            for inner in ir["body"]:
+                try:
+                    outcomes = self.exec_stmt(inner, state, module)
+                except (Dead, Budget):
+                    continue
+                nexts = [s for k, s, _ in outcomes if k == "next"]
+                if nexts:
+                    joined = join_states(nexts, "class body")
+                    state.heap, state.chain, state.owned = joined.heap, joined.chain, joined.owned
+                    state.modified, state.outer = joined.modified, joined.outer
+        finally:
+            state.locals = saved
+        for key, value in namespace.items():
+            if isinstance(value, FuncVal) and value.owner is None:
+                value.owner = cls
+            if cls.is_enum and not key.startswith("_") and not isinstance(value, (FuncVal, ClassVal, Builtin)):
+                value = EnumMember(cls.name, key, value, cls)
+            cls.attrs[key] = value
+        result: Any = cls
+        for deco in reversed(ir["decorators"]):
+            dname = deco[2] if deco[0] == "a" else (deco[1] if deco[0] == "n" else "")
+            if deco[0] == "call":
+                inner = deco[1]
+                dname = inner[2] if inner[0] == "a" else (inner[1] if inner[0] == "n" else "")
+            if dname == "dataclass":
+                cls.is_dataclass = True
+                continue
+            value = self.eval(deco, state, module)
+            if isinstance(value, (FuncVal, BoundMethod, PartialVal)):
+                out = self.call(value, [result], {}, state, module)
+                if isinstance(out, ClassVal):
+                    result = out
+        for key, value in list(cls.attrs.items()):
+            if isinstance(value, Obj):
+                found, hook = value.cls.lookup("__set_name__")
+                if found and isinstance(hook, FuncVal):
+                    self.call(BoundMethod(hook, value), [cls, key], {}, state, module)
+        state.locals[ir["name"]] = result
+        return [("next", state, None)]
+
+    def _s_if(self, stmt, state, module):
+        _, line, test_ir, body, orelse, text = stmt[:6]   # stmt[6], the source text, is for the read extractor
+        test = self.eval(test_ir, state, module, line=line)
+        t = truth(test)
+        if t is True:
+            return self._branch(body, state, module, text)
+        if t is False:
+            return self._branch(orelse, state, module, f"not ({text})")
+        if self.trace:
+            self.trace_unknown(module, line, text, test)
+        other = state.fork()
+        other.assumptions = other.assumptions + (f"not ({text})",)
+        state.assumptions = state.assumptions + (text,)
+        if isinstance(test, Unknown) and test.needs:
+            self.assumed_needs[text] = self.assumed_needs.get(text, frozenset()) | test.needs
+            self.assumed_needs[f"not ({text})"] = self.assumed_needs[text]
+        return self._branch(body, state, module, text) + self._branch(orelse, other, module, f"not ({text})")
+
+    def _branch(self, stmts, state, module, cond):
+        saved = state.conds
+        state.conds = saved + (cond,)
+        outcomes = self.exec_block(stmts, state, module)
+        for _, s, _v in outcomes:
+            s.conds = saved
+        return outcomes
+
+    def _s_ret(self, stmt, state, module):
+        value = self.eval(stmt[2], state, module, line=stmt[1]) if stmt[2] is not None else None
+        return [("return", state, value)]
+
+    def _s_raise(self, stmt, state, module):
+        # A raising path keeps its own state object: the caller may later adopt the
+        # joined returning paths into the object it passed in.
+        if stmt[2] is None:
+            current = state.locals.get("__exception__")
+            if isinstance(current, ExcVal):
+                return [("raise", state.fork(), current)]
+        exc = self.eval(stmt[2], state, module, line=stmt[1]) if stmt[2] is not None else ExcVal("Exception", "re-raised")
+        if isinstance(exc, ClassVal):
+            exc = ExcVal(exc.name, "", exc)
+        if not isinstance(exc, ExcVal):
+            exc = ExcVal(getattr(exc, "path", "Exception"), exc if isinstance(exc, (str, Unknown)) else "")
+        self.record(state, "raise", module, stmt[1], value=exc.type_name, message=exc.message)
+        return [("raise", state.fork(), exc)]
+
+    def _s_assert(self, stmt, state, module):
+        _, line, test_ir, msg_ir, text = stmt[:5]   # stmt[5], the source text, is for the read extractor
+        t = truth(self.eval(test_ir, state, module, line=line))
+        if t is True:
+            return [("next", state, None)]
+        failing = state.fork()
+        if t is None:
+            failing.assumptions = failing.assumptions + (f"not ({text})",)
+            state.assumptions = state.assumptions + (text,)
+        message = self.eval(msg_ir, failing, module, line=line) if msg_ir is not None else text
+        exc = ExcVal("AssertionError", message)
+        self.record(failing, "raise", module, line, value="AssertionError", message=message)
+        if t is False:
+            return [("raise", failing, exc)]
+        return [("next", state, None), ("raise", failing, exc)]
+
+    def _s_for(self, stmt, state, module):
+        _, line, target, iter_ir, body, orelse = stmt
+        iterable = self.iterate(self.eval(iter_ir, state, module, line=line), state, module)
+        if iterable is None:
+            # Unknown iteration: one pass with an unknown element, joined with none.
+            skip = state.fork()
+            self.assign(target, Unknown(f"element of {self._text(iter_ir)}"), state, module, line)
+            outcomes = self.exec_block(body, state, module)
+            nexts = [s for k, s, _ in outcomes if k in ("next", "continue", "break")] + [skip]
+            rest = [o for o in outcomes if o[0] in ("return", "raise")]
+            return [("next", join_states(nexts, "loop"), None)] + rest
+        current: State | None = state
+        finished: list[State] = []
+        results: list[tuple[str, State, Any]] = []
+        for item in iterable[:2000]:
+            if current is None:
+                break
+            skipped = None
+            if isinstance(item, Maybe):  # present on some paths: run the body on one, skip on the other
+                skipped = current.fork()
+                what = f"an element of {self._text(iter_ir)} that exists on some paths"
+                skipped.assumptions = skipped.assumptions + (f"{what} is absent",)
+                current.assumptions = current.assumptions + (f"{what} is present",)
+                item = item.value
+            self.assign(target, item, current, module, line)
+            outcomes = self.exec_block(body, current, module)
+            if skipped is not None:
+                outcomes = list(outcomes) + [("next", skipped, None)]
+            conts = [s for k, s, _ in outcomes if k in ("next", "continue")]
+            finished.extend(s for k, s, _ in outcomes if k == "break")
+            results.extend(o for o in outcomes if o[0] in ("return", "raise"))
+            current = join_states(conts, "loop") if conts else None
+        if current is not None:
+            if orelse:
+                for k, s, v in self.exec_block(orelse, current, module):
+                    (finished.append(s) if k == "next" else results.append((k, s, v)))
+            else:
+                finished.append(current)
+        if finished:
+            results.append(("next", join_states(finished, "loop"), None))
+        return results
+
+    def _s_while(self, stmt, state, module):
+        _, line, test_ir, body = stmt
+        current: State | None = state
+        results: list[tuple[str, State, Any]] = []
+        exits: list[State] = []
+        for _ in range(200):
+            if current is None:
+                break
+            t = truth(self.eval(test_ir, current, module, line=line))
+            if t is False:
+                exits.append(current)
+                current = None
+                break
+            if t is None:
+                exits.append(current.fork())
+            outcomes = self.exec_block(body, current, module)
+            exits.extend(s for k, s, _ in outcomes if k == "break")
+            results.extend(o for o in outcomes if o[0] in ("return", "raise"))
+            conts = [s for k, s, _ in outcomes if k in ("next", "continue")]
+            current = join_states(conts, "loop") if conts else None
+            if t is None:
+                if current is not None:
+                    exits.append(current)
+                current = None
+        if current is not None:
+            exits.append(current)
+        if exits:
+            results.append(("next", join_states(exits, "loop"), None))
+        return results
+
+    def _s_try(self, stmt, state, module):
+        _, line, body, handlers, orelse, final = stmt
+        outcomes = self.exec_block(body, state, module)
+        results: list[tuple[str, State, Any]] = []
+        for kind, s, value in outcomes:
+            if kind == "next" and orelse:
+                results.extend(self.exec_block(orelse, s, module))
+            elif kind == "raise" and handlers:
+                handler = self._match_handler(handlers, value, s, module)
+                if handler is None:
+                    results.append((kind, s, value))
+                    continue
+                if handler[1]:
+                    s.locals[handler[1]] = value
+                s.locals["__exception__"] = value  # what a bare `raise` re-raises
+                results.extend(self.exec_block(handler[2], s, module))
+            else:
+                results.append((kind, s, value))
+        if final:
+            finals = []
+            for kind, s, value in results:
+                for k2, s2, v2 in self.exec_block(final, s, module):
+                    finals.append((kind, s2, value) if k2 == "next" else (k2, s2, v2))
+            results = finals
+        return results
+
+    def _match_handler(self, handlers, exc, state, module):
+        name = exc.type_name if isinstance(exc, ExcVal) else ""
+        for handler in handlers:
+            if handler[0] is None:
+                return handler
+            types = self.eval(handler[0], state, module)
+            names = [self._type_name(t) for t in (types if isinstance(types, tuple) else (types,))]
+            if any(n in ("Exception", "BaseException", name) or n == "" for n in names):
+                return handler
+            exc_cls = exc.cls if isinstance(exc, ExcVal) else None
+            if isinstance(exc_cls, ClassVal) and any(c.name in names for c in exc_cls.mro()):
+                return handler
+        return None
+
+    @staticmethod
+    def _type_name(t: Any) -> str:
+        if isinstance(t, ClassVal):
+            return t.name
+        if isinstance(t, Builtin):
+            return t.name
+        if isinstance(t, External):
+            return t.path.rsplit(".", 1)[-1]
+        return ""
+
+    def _s_with(self, stmt, state, module):
+        _, line, items, body = stmt
+        for expr, target in items:
+            value = self.eval(expr, state, module, line=line)
+            if target is not None:
+                self.assign(target, Unknown(f"context of {self._text(expr)}") if not isinstance(value, PLAIN) else value,
+                            state, module, line)
+        return self.exec_block(body, state, module)
