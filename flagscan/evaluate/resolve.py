@@ -138,8 +138,62 @@ def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: Wor
         record = _find_record(interp, state, raised, record_cls)
     final_state = state if completed else _last_state(raised, state)
     final = _final_values(interp, rules, record, final_state, module) if isinstance(record, Obj) else None
+    fallback = _fallback_cause(store, rules, notes) if final is not None else None
     settings = _settings(interp, inventory, user_values, record, final_state, final)
+    if fallback is not None and isinstance(record, Obj):
+        _attribute_fallbacks(interp, rules, record, final_state, module, settings, inventory)
     return Resolution(settings, _dedupe(rejections), notes, completed)
+
+
+def _fallback_cause(store, rules: dict[str, Any], notes: list[str]) -> str | None:
+    """rules' cause for values the result function falls back to, if its body was reviewed."""
+    import ast
+    import hashlib
+
+    spec = rules.get("result_fallback")
+    name = rules["entry"].get("result_function")
+    if not spec or not name:
+        return None
+    mod_name, _, fn_name = name.rpartition(".")
+    path = store.module_file(mod_name)
+    try:
+        tree = ast.parse(path.read_bytes()) if path is not None else None
+    except (OSError, SyntaxError, ValueError):
+        tree = None
+    fn = next((n for n in (tree.body if tree else []) if isinstance(n, ast.FunctionDef) and n.name == fn_name), None)
+    if fn is None:
+        return None
+    digest = hashlib.sha256(ast.unparse(fn).encode()).hexdigest()
+    if digest not in {r["sha256"] for r in spec.get("reviewed", [])}:
+        notes.append(f"{name} differs from every reviewed version (sha256 {digest[:12]}): values it falls back "
+                     "to are shown without a cause")
+        return None
+    return spec["cause"]
+
+
+def _attribute_fallbacks(interp, rules, record: Obj, state: State, module: ModuleVal,
+                         settings: dict[str, Setting], inventory: Inventory) -> None:
+    """An adjusted setting with no traced cause that equals the field's declared fallback
+    (as the release's own fallback function returns it) gets that as its cause."""
+    spec = rules["result_fallback"]
+    mod_name, _, fn_name = spec["function"].rpartition(".")
+    target = interp.import_module(mod_name, state)
+    fn = interp.deref(target.globals.get(fn_name), state) if isinstance(target, ModuleVal) else None
+    if fn is None or isinstance(fn, Unknown):
+        return
+    flags = {f.dest: f for f in inventory.flags}
+    result_fn = rules["entry"]["result_function"].rpartition(".")[2]
+    for name, setting in settings.items():
+        if setting.origin != "adjusted" or setting.because or not setting.certain or setting.user_given:
+            continue
+        try:
+            declared = interp.call(fn, [record.cls, name, None], {}, state, module)
+        except Dead:
+            continue
+        if not has_unknown(declared) and declared is not None and same(declared, setting.value):
+            where = str(flags[name].location) if name in flags else spec["function"]
+            setting.because = [Cause(where, result_fn, spec["cause"], None, True)]
+    state.raised = []
 
 
 def _final_values(interp, rules, record: Obj, state: State, module: ModuleVal) -> dict[str, Any] | None:

@@ -87,18 +87,24 @@ def _profile(recording: dict[str, Any], case: dict[str, Any]):
     )
 
 
-def score_case(recording, case, root: Path, inventory, cache_dir: Path | None) -> CaseScore:
+def predicted(recording, case, root: Path, inventory, cache_dir: Path | None):
+    """flagscan's resolution of a recorded case's command, GPU, environment and model."""
     from flagscan.evaluate import Scenario, load_model, predict
-    from flagscan.evaluate.resolve import jsonable
     from flagscan.inputs import command_from_argv, parse_command
 
-    models = str(MODELS)
-    argv = [a.replace("<models>", models) for a in case["argv"]]
+    argv = [a.replace("<models>", str(MODELS)) for a in case["argv"]]
     parsed = parse_command(command_from_argv(argv), inventory)
     values = {d: v.value for d, v in parsed.values.items()}
     model = load_model(str(MODELS / case["model"]), None, values.get("model_path"))
     scenario = Scenario(_profile(recording, case), dict(case.get("env") or {}), model)
-    resolution = predict(root, cache_dir, inventory, values, scenario)
+    return predict(root, cache_dir, inventory, values, scenario)
+
+
+def score_case(recording, case, root: Path, inventory, cache_dir: Path | None) -> CaseScore:
+    from flagscan.evaluate.resolve import jsonable
+
+    models = str(MODELS)
+    resolution = predicted(recording, case, root, inventory, cache_dir)
 
     lists = recording["lists"]
     volatile = set(recording.get("volatile_fields", []))

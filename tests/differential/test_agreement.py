@@ -41,3 +41,31 @@ def test_resolution_agrees_with_sglang(release: str, real_cache_dir: Path) -> No
     assert total["false_certain_rejections"] == 0
     if total["rejections"]:
         assert total["rejections_predicted"] / total["rejections"] >= 0.9
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("release", [r for r in RELEASES if r >= "0.5.20"])
+def test_fallback_causes_are_sglangs_declared_fallback_step(release: str, real_cache_dir: Path) -> None:
+    """A setting flagscan explains as the field's declared fallback is one SGLang's own
+    resolution recorded as changed by its `declared_fallback` step, never another step."""
+    from flagscan.extract import load_inventory
+    from flagscan.ruledata import load as load_rules
+    from flagscan.source import get_source
+
+    cause = load_rules("resolution")["result_fallback"]["cause"]
+    recording = agreement.load(release)
+    tree = get_source(release, cache_dir=real_cache_dir)
+    inventory, _ = load_inventory(tree.root, real_cache_dir)
+    steps = recording["steps"]
+    attributed = recorded = 0
+    for case in recording["cases"][::24]:
+        if case["error"] is not None:
+            continue
+        resolution = agreement.predicted(recording, case, tree.root, inventory, real_cache_dir)
+        by_step = {name: steps[step] for name, (_b, _a, step) in case["changed"].items()}
+        recorded += sum(1 for step in by_step.values() if step == "declared_fallback")
+        for dest, setting in resolution.settings.items():
+            if any(c.condition == cause for c in setting.because):
+                attributed += 1
+                assert by_step.get(dest) == "declared_fallback", (case["id"], dest, by_step.get(dest))
+    assert attributed and attributed >= 0.9 * recorded, (attributed, recorded)
