@@ -8,7 +8,7 @@ from typing import Any
 from flagscan.evaluate.interp import Dead, Interpreter
 from flagscan.evaluate.state import Event, State, join_states, same
 from flagscan.evaluate.values import (
-    ClassVal, ConfigView, EnumMember, ExcVal, ModuleVal, Obj, Unknown, has_unknown,
+    ClassVal, ConfigView, EnumMember, ExcVal, FuncVal, Maybe, ModuleVal, Obj, Unknown, has_unknown,
 )
 from flagscan.evaluate.world import World
 from flagscan.facts.flags import Inventory, UnknownValue
@@ -140,6 +140,8 @@ def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: Wor
     final = _final_values(interp, rules, record, final_state, module) if isinstance(record, Obj) else None
     fallback = _fallback_cause(store, rules, notes) if final is not None else None
     settings = _settings(interp, inventory, user_values, record, final_state, final)
+    if final is not None and isinstance(record, Obj):
+        _attribute_stash(interp, rules, record, final_state, settings)
     if fallback is not None and isinstance(record, Obj):
         _attribute_fallbacks(interp, rules, record, final_state, module, settings, inventory)
     return Resolution(settings, _dedupe(rejections), notes, completed)
@@ -169,6 +171,53 @@ def _fallback_cause(store, rules: dict[str, Any], notes: list[str]) -> str | Non
                      "to are shown without a cause")
         return None
     return spec["cause"]
+
+
+def _attribute_stash(interp, rules, record: Obj, state: State, settings: dict[str, Setting]) -> None:
+    """An adjusted setting with no traced cause, decided by the last (source, {field: value})
+    pair of the record's declaration stash that names it: that source is the cause."""
+    name = rules.get("declarations", {}).get("stash")
+    stash = interp.deref(state.attrs(record.oid).get(name), state) if name else None
+    if not isinstance(stash, list):
+        return
+    for dest, setting in settings.items():
+        if setting.origin != "adjusted" or setting.because or not setting.certain or setting.user_given:
+            continue
+        for entry in reversed(stash):
+            present = not isinstance(entry, Maybe)
+            pair = _pair(interp, entry.value if not present else entry, state)
+            if pair is None:
+                break  # unreadable: it may be the deciding one
+            source, declared = pair
+            if dest not in declared:
+                continue
+            value = materialize(declared[dest], state)
+            if present and not has_unknown(value) and same(value, setting.value):
+                setting.because = [Cause(_definition(interp, source), source, "declared", None, True)]
+            break
+
+
+def _pair(interp, entry: Any, state: State) -> tuple[str, dict[str, Any]] | None:
+    entry = interp.deref(entry, state)
+    if isinstance(entry, (list, tuple)) and len(entry) == 2 and isinstance(entry[0], str):
+        declared = interp.deref(entry[1], state)
+        if isinstance(declared, dict):
+            return entry[0], declared
+    return None
+
+
+def _definition(interp, qualname: str) -> str:
+    """Where the function a declaration source names (`fn.__qualname__`) is defined."""
+    owner, _, fn_name = qualname.rpartition(".")
+    for module in interp.modules.values():
+        if not isinstance(module, ModuleVal):
+            continue
+        value = module.globals.get(owner or fn_name)
+        if owner and isinstance(value, ClassVal):
+            value = value.attrs.get(fn_name)
+        if isinstance(value, FuncVal) and value.ir.get("name") == fn_name:
+            return f"{module.path}:{value.ir.get('line', 0)}"
+    return ""
 
 
 def _attribute_fallbacks(interp, rules, record: Obj, state: State, module: ModuleVal,

@@ -69,3 +69,32 @@ def test_fallback_causes_are_sglangs_declared_fallback_step(release: str, real_c
                 attributed += 1
                 assert by_step.get(dest) == "declared_fallback", (case["id"], dest, by_step.get(dest))
     assert attributed and attributed >= 0.9 * recorded, (attributed, recorded)
+
+
+@pytest.mark.real
+@pytest.mark.parametrize("release", [r for r in RELEASES if r >= "0.5.20"])
+def test_declared_causes_name_sglangs_deciding_step(release: str, real_cache_dir: Path) -> None:
+    """A setting explained as declared by a source (a hook or a per-model override) is one
+    SGLang's own resolution recorded as last changed by that source."""
+    from flagscan.extract import load_inventory
+    from flagscan.source import get_source
+
+    recording = agreement.load(release)
+    tree = get_source(release, cache_dir=real_cache_dir)
+    inventory, _ = load_inventory(tree.root, real_cache_dir)
+    steps = recording["steps"]
+    checked, wrong = 0, []
+    for case in recording["cases"][::24]:
+        if case["error"] is not None:
+            continue
+        resolution = agreement.predicted(recording, case, tree.root, inventory, real_cache_dir)
+        for dest, setting in resolution.settings.items():
+            declared = [c.handler for c in setting.because if c.condition == "declared"]
+            if not declared or dest not in case["changed"] or not setting.certain:
+                continue
+            step = steps[case["changed"][dest][2]]
+            checked += 1
+            if step.rpartition(":")[2] not in declared:
+                wrong.append((case["id"], dest, step, declared))
+    print(f"{release}: {checked} declared causes checked")
+    assert checked and not wrong, wrong[:5]
