@@ -15,7 +15,7 @@ from tests.conftest import TREES
 
 ROOT = TREES / "gates"
 DESTS = ["fast_path", "use_mode", "steer_src", "steer_dst", "everywhere", "never_read", "env_gated", "after_loop",
-         "hooked", "nvls", "symm", "reexported", "fused_kernel"]
+         "hooked", "nvls", "symm", "reexported", "fused_kernel", "via_alias", "via_module", "via_local", "shadowed"]
 INVENTORY = SimpleNamespace(flags=[SimpleNamespace(dest=d) for d in DESTS])
 
 
@@ -137,3 +137,10 @@ def test_a_helper_that_returns_on_an_env_var_names_it(reads):
     v = verdicts(reads, "h100").verdicts["fused_kernel"]
     assert v.status is Status.CONDITIONAL and "env:FIXTURE_KERNELS" in v.needs
     assert verdicts(reads, "mi300x").verdicts["fused_kernel"].status is Status.NO_OP
+
+
+def test_reads_follow_imports_and_aliases_not_spelling(reads):
+    found = {r.dest(set(DESTS)) for f in reads.files.values() for r in f.reads}
+    assert {"via_alias", "via_module", "via_local"} <= found   # `as` imports, a module alias, a local
+    assert "shadowed" not in found      # a same-named function of another module is not the accessor
+    assert verdicts(reads, "h100").verdicts["shadowed"].status is Status.UNREAD
