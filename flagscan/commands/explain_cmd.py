@@ -6,7 +6,7 @@ import click
 
 from flagscan.cli import Exit, _merge, run_guarded
 from flagscan.commands.report_cmd import (
-    check_flag, gate_reports, gate_source_options, gpu_list, launch_for, load_tree_reads,
+    check_flag, gate_reports, gate_source_options, gpu_list, launch_for, load_tree_reads, warn_parse_errors,
 )
 from flagscan.commands.scenario import scenario_options
 
@@ -35,8 +35,15 @@ def explain(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
         dest = check_flag(rev, setting)
         reads = load_tree_reads(rev, opts.quiet)
         gpus = gpu_list(gpu, gpu_count, gpu_memory, gpu_name, cuda) if gpu else []
-        verdicts = gate_reports(rev, reads, gpus, lambda p: launch_for(rev, p, file, argv, kind, env, model_config,
-                                                                          model_arch), flags=[dest]) if gpus else {}
+        launches = []
+
+        def launch_of(profile):
+            launches.append(launch_for(rev, profile, file, argv, kind, env, model_config, model_arch))
+            return launches[-1]
+
+        verdicts = gate_reports(rev, reads, gpus, launch_of, flags=[dest]) if gpus else {}
+        if launches and (file or argv):
+            warn_parse_errors(launches[0])
         facts = gates_explain.collect(reads, rev.inventory, dest)
         if fmt == "json":
             emit_json("explain", {"setting": dest, **facts,

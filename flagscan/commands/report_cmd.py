@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 import sys
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from typing import Any
 
 import click
@@ -53,6 +53,7 @@ class Launch:
     user_dests: set[str]
     env: dict[str, str]
     model: Any
+    parse_errors: list[str] = field(default_factory=list)   # what SGLang's parser would refuse
 
 
 def launch_for(rev, gpu, file, argv, kind, env_pairs, model_config, model_arch) -> Launch:
@@ -73,7 +74,16 @@ def launch_for(rev, gpu, file, argv, kind, env_pairs, model_config, model_arch) 
     facts = model_facts(model_config, model_arch, model_path)
     env = {**command.env, **extra_env}
     resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, Scenario(gpu, env, facts))
-    return Launch(runtime_settings(resolution), resolution.rejections, set(values), env, facts)
+    errors = [f"{d.code} {d.message}" for d in parsed.diagnostics if d.severity.value == "error"]
+    return Launch(runtime_settings(resolution), resolution.rejections, set(values), env, facts, errors)
+
+
+def warn_parse_errors(launch: Launch) -> bool:
+    """Say (stderr, even with -q: it is about the user's command) what in the launch command
+    SGLang's own parser would refuse; True if any."""
+    for error in dict.fromkeys(launch.parse_errors):
+        click.echo(f"flagscan: the launch command: {error}; SGLang's parser would refuse the command", err=True)
+    return bool(launch.parse_errors)
 
 
 def gpu_list(spec: str | None, gpu_count, gpu_memory, gpu_name, cuda) -> list[tuple[str, Any]]:
@@ -169,12 +179,16 @@ def report(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu
 
         reports = gate_reports(rev, reads, gpus, launch_of)
         given = bool(file or argv)
+        errors = next(iter(launches.values())).parse_errors if given else []
+        if given:
+            warn_parse_errors(next(iter(launches.values())))
         if fmt == "json":
+            extra = {"command_errors": errors} if given else {}
             if len(reports) == 1:
                 only = next(iter(reports.values()))
-                emit_json("report", {"hardware": only["hardware"], "flags": only["flags"]}, rev)
+                emit_json("report", {"hardware": only["hardware"], "flags": only["flags"], **extra}, rev)
             else:
-                emit_json("report", {"gpus": reports}, rev)
+                emit_json("report", {"gpus": reports, **extra}, rev)
         else:
             click.echo(gates_text.render(reports, rev.tree.version or "", markdown=fmt == "markdown",
                                          command=given))

@@ -55,3 +55,12 @@ def test_bad_input(real_cache_dir):
     assert result.exit_code == 2 and "did you mean enable_flashinfer_allreduce_fusion" in result.output
     result = run(real_cache_dir, "report", "--gpu", "nosuchgpu")
     assert result.exit_code == 2 and "Traceback" not in result.output
+
+
+@pytest.mark.real
+def test_a_command_sglang_would_refuse_is_said(real_cache_dir):
+    result = CliRunner().invoke(main, [
+        "-q", "--sglang", "0.5.10", "--cache-dir", str(real_cache_dir), "report", "--gpu", "h100", "--format", "json",
+        "--", "--model-path", "Qwen/Qwen3-8B", "--tp", "4", "--no-such-flag"])
+    assert "FS001" in result.stderr
+    assert [e.split()[0] for e in json.loads(result.stdout)["command_errors"]] == ["FS001"]
