@@ -73,15 +73,7 @@ echo "== flagscan verify --local (EXECUTES the installed SGLang's resolution on 
 # --stub-missing: sglang-kernel, flashinfer & co. are not carried (hundreds of MB); they are
 # stubbed only because absent, and the JSON lists them under observed.local.stubbed.
 M=tests/data/groundtruth/models
-COMMANDS=(
-  "--model-path $M/qwen3.5-122b-a10b --tp 1 --speculative-algorithm NEXTN --mamba-scheduler-strategy extra_buffer"
-  "--model-path $M/qwen3.5-122b-a10b --tp 1 --mamba-scheduler-strategy extra_buffer --attention-backend triton --enable-flashinfer-allreduce-fusion"
-  "--model-path $M/llama-3-8b --tp 1"
-  "--model-path $M/llama-3-8b --tp 1 --enable-torch-compile --chunked-prefill-size 4096 --kv-cache-dtype fp8_e4m3"
-  "--model-path $M/deepseek-v3 --tp 1"
-  "--model-path $M/qwen3-30b-a3b --tp 1 --enable-dp-attention"
-  "--model-path $M/qwen3-next-80b-a3b --tp 1"
-)
+mapfile -t COMMANDS < <(grep -v '^#' bench/device/verify_commands.txt | grep -v '^$' | sed "s#\$M#$M#g")
 : > "$OUT/verify-local.jsonl"
 for c in "${COMMANDS[@]}"; do
   read -r -a ARGS <<< "$c"
