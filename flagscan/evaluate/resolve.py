@@ -274,8 +274,44 @@ def _namespace(interp: Interpreter, inventory: Inventory, user_values: dict[str,
         if flag.dest not in attrs:
             default = flag.default
             attrs[flag.dest] = Unknown(f"default of {flag.dest}") if isinstance(default, UnknownValue) else default
-    attrs.update(user_values)
+    attrs.update(_converted(interp, inventory, user_values, state, module))
     return interp.new_obj(cls, state, attrs)
+
+
+_PLAIN_TYPES = {None, "str", "int", "float", "bool"}
+
+
+def _converted(interp: Interpreter, inventory: Inventory, user_values: dict[str, Any], state: State,
+               module: ModuleVal) -> dict[str, Any]:
+    """User values through the release's own custom argparse `type=` functions
+    (`human_readable_int`: "8k" -> 8000), which the command parser leaves as strings."""
+    types = {f.dest: f.type for f in inventory.flags if f.type not in _PLAIN_TYPES}
+    out = dict(user_values)
+    for dest, value in user_values.items():
+        fn = module.globals.get(types[dest]) if isinstance(types.get(dest), str) else None
+        fn = interp.deref(fn, state) if fn is not None else None
+        if not isinstance(fn, FuncVal):
+            continue
+        raws = value if isinstance(value, list) else [value]
+        if not all(isinstance(r, str) for r in raws):
+            continue
+        converted = []
+        for raw in raws:
+            try:
+                result = interp.call(fn, [raw], {}, state, module)
+            except Dead:
+                result = None
+            if result is None:
+                break  # it raised: SGLang's parser refuses the value; the raw string stays
+            if has_unknown(result):
+                # followed only part of the way: unknown rather than the unconverted string
+                out[dest] = Unknown(f"{types[dest]}({raw!r})", getattr(result, "needs", ()))
+                break
+            converted.append(result)
+        else:
+            out[dest] = converted if isinstance(value, list) else converted[0]
+    state.raised = []
+    return out
 
 
 def _find_record(interp, state: State, raised, record_cls) -> Obj | None:
