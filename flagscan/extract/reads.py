@@ -193,7 +193,7 @@ def load_reads(root: Path, cache_dir: Path | None = None, *, workers: int = WORK
                 files[rel] = FileFacts.from_json(hit)
             else:
                 more.append((str(root), rel, digest, roles[rel], str(cache_dir) if cache_dir is not None else None))
-        parsed += _run(more, files, skipped, workers, progress)
+        parsed += _run(more, files, skipped, workers, None)  # a few files: no second progress bar
     result = TreeReads(files, roles, skipped, parsed, names, key)
     if index_path is not None:
         _atomic_write(index_path, result.to_json())
