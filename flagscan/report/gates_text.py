@@ -69,7 +69,7 @@ def _matrix(reports: dict[str, dict[str, Any]], version: str, markdown: bool) ->
     gated = [d for d in dests if len({reports[g]["flags"].get(d, {}).get("status") for g in labels}) > 1]
     lines = [f"# sglang {version}: verdicts on {', '.join(labels)}" if markdown
              else f"sglang {version}: verdicts on {', '.join(labels)}", ""]
-    lines.append(("## " if markdown else "") + f"Hardware-gated ({len(gated)} flags whose verdict differs by GPU)")
+    lines.append(("## " if markdown else "") + f"Hardware-gated ({len(gated)} flag{'' if len(gated) == 1 else 's'} whose verdict differs by GPU)")
     lines.extend(_table(gated, labels, reports, markdown))
     for status in ("NO_OP", "REJECTED", "CONDITIONAL", "UNREAD", "EFFECTIVE"):
         same = [d for d in dests if d not in gated and reports[labels[0]]["flags"].get(d, {}).get("status") == status]
