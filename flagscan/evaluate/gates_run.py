@@ -170,7 +170,8 @@ def cached_gpu_json(cache_dir: Path | None, key: str, build) -> dict[str, Any] |
     """A GPU's report from `<cache>/facts/gates/<key>.json`, or built and stored (None: only look)."""
     import json
 
-    from flagscan.extract.reads import _atomic_write, _read_json
+    from flagscan.extract.cache import write_json
+    from flagscan.extract.reads import _read_json
 
     path = Path(cache_dir) / "facts" / "gates" / f"{key}.json" if cache_dir is not None else None
     hit = _read_json(path)
@@ -180,7 +181,7 @@ def cached_gpu_json(cache_dir: Path | None, key: str, build) -> dict[str, Any] |
         return None
     payload = json.loads(json.dumps(build(), default=str))
     if path is not None:
-        _atomic_write(path, payload)
+        write_json(path, payload)
     return payload
 
 

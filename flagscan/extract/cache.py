@@ -38,6 +38,18 @@ def code_version() -> str:
     return h.hexdigest()[:16]
 
 
+def write_json(path: Path, payload: Any) -> None:
+    """A cache record, written whole or not at all (temp file + rename; one-shot C encoder)."""
+    try:
+        path.parent.mkdir(parents=True, exist_ok=True)
+        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+        with os.fdopen(fd, "w", encoding="utf-8") as fh:
+            fh.write(json.dumps(payload, separators=(",", ":")))
+        os.replace(tmp, path)
+    except OSError:
+        pass  # a read-only cache only costs speed
+
+
 @lru_cache(maxsize=1)
 def engine_version() -> str:
     """code_version() plus the evaluator's code: the key of cached verdicts (not of facts)."""
@@ -97,14 +109,7 @@ class FactCache:
 
     @staticmethod
     def _write(path: Path, record: dict[str, Any]) -> None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(json.dumps(record))  # one-shot: the C encoder
-            os.replace(tmp, path)
-        except OSError:
-            pass  # a read-only cache only costs speed
+        write_json(path, record)
 
 
 def clear_facts(cache_dir: Path) -> int:

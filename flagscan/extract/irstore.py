@@ -12,12 +12,10 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
-import tempfile
 from pathlib import Path
 from typing import Any
 
-from flagscan.extract.cache import code_version
+from flagscan.extract.cache import code_version, write_json
 
 
 def ir_record(cache_dir: Path | None, digest: str) -> Path | None:
@@ -94,11 +92,4 @@ class ModuleStore:
 
     @staticmethod
     def _store(path: Path, module: dict[str, Any]) -> None:
-        try:
-            path.parent.mkdir(parents=True, exist_ok=True)
-            fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:
-                fh.write(json.dumps(module, separators=(",", ":")))  # one-shot: the C encoder
-            os.replace(tmp, path)
-        except OSError:
-            pass
+        write_json(path, module)

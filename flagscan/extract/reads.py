@@ -16,13 +16,12 @@ import hashlib
 import json
 import os
 import re
-import tempfile
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any, Callable, Iterable
 
-from flagscan.extract.cache import code_version
+from flagscan.extract.cache import code_version, write_json
 from flagscan.facts.reads import FileFacts
 
 WORKERS = 2
@@ -54,17 +53,6 @@ class TreeReads:
 def _module_name(relpath: str) -> str:
     name = relpath[:-3].replace("/", ".")
     return name[: -len(".__init__")] if name.endswith(".__init__") else name
-
-
-def _atomic_write(path: Path, payload: Any) -> None:
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(payload, separators=(",", ":")))  # one-shot: the C encoder
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only cache only costs speed
 
 
 def _read_json(path: Path | None) -> Any:
@@ -103,11 +91,11 @@ def _extract_one(task: tuple[str, str, str, str, str | None]) -> tuple[str, dict
         return relpath, None, reason
     record = ir_record(cache_dir, digest)
     if record is not None:
-        _atomic_write(record, ir)
+        write_json(record, ir)
     facts = walk_module(ir, _idioms(Idioms), resolution=role == "resolution").to_json()
     facts_path = _facts_record(cache_dir, digest, role)
     if facts_path is not None:
-        _atomic_write(facts_path, facts)
+        write_json(facts_path, facts)
     return relpath, facts, None
 
 
@@ -196,7 +184,7 @@ def load_reads(root: Path, cache_dir: Path | None = None, *, workers: int = WORK
         parsed += _run(more, files, skipped, workers, None)  # a few files: no second progress bar
     result = TreeReads(files, roles, skipped, parsed, names, key)
     if index_path is not None:
-        _atomic_write(index_path, result.to_json())
+        write_json(index_path, result.to_json())
     return result
 
 
