@@ -445,24 +445,27 @@ def _nested_exit(stmts: list[Any]) -> int | None:
     """The line of a return/raise/assert nested in these statements (not in nested
     functions or classes, nor in except handlers: exceptions are not conditions here)."""
     for stmt in stmts:
-        kind = stmt[0]
-        if kind in ("ret", "raise", "assert"):
+        if stmt[0] in ("ret", "raise", "assert"):
             return stmt[1]
-        if kind == "if":
-            blocks = [stmt[3], stmt[4]]
-        elif kind == "for":
-            blocks = [stmt[4], stmt[5]]
-        elif kind in ("while", "with"):
-            blocks = [stmt[3]]
-        elif kind == "try":
-            blocks = [stmt[2], stmt[4], stmt[5]]
-        else:
-            continue
-        for block in blocks:
+        for block in _blocks(stmt, handlers=False):
             line = _nested_exit(block)
             if line is not None:
                 return line
     return None
+
+
+def _blocks(stmt: list[Any], *, handlers: bool = True) -> list[list[Any]]:
+    """The statement lists nested in a compound statement (not in nested defs or classes)."""
+    kind = stmt[0]
+    if kind == "if":
+        return [stmt[3], stmt[4]]
+    if kind == "for":
+        return [stmt[4], stmt[5]]
+    if kind in ("while", "with"):
+        return [stmt[3]]
+    if kind == "try":
+        return [stmt[2], *([h[2] for h in stmt[3]] if handlers else []), stmt[4], stmt[5]]
+    return []
 
 
 def _unwrap_not(node: Any) -> tuple[Any, bool]:
@@ -549,29 +552,16 @@ def _assign_counts(body: list[Any], counts: dict[str, int], values: dict[str, An
             _target_names(stmt[2], names)
             for n in names:
                 counts[n] = counts.get(n, 0) + 2
-            if kind == "for":
-                _assign_counts(stmt[4], counts, values)
-                _assign_counts(stmt[5], counts, values)
-        elif kind == "if":
-            _assign_counts(stmt[3], counts, values)
-            _assign_counts(stmt[4], counts, values)
-        elif kind == "while":
-            _assign_counts(stmt[3], counts, values)
-        elif kind == "try":
-            _assign_counts(stmt[2], counts, values)
-            for h in stmt[3]:
-                _assign_counts(h[2], counts, values)
-            _assign_counts(stmt[4], counts, values)
-            _assign_counts(stmt[5], counts, values)
         elif kind == "with":
             for _e, t in stmt[2]:
                 names = set()
                 _target_names(t, names)
                 for n in names:
                     counts[n] = counts.get(n, 0) + 2
-            _assign_counts(stmt[3], counts, values)
         elif kind == "def":
             counts[stmt[2]["name"]] = counts.get(stmt[2]["name"], 0) + 2
+        for block in _blocks(stmt):
+            _assign_counts(block, counts, values)
 
 
 def _collect_imports(body: list[Any], out: dict[str, tuple[str, str | None]]) -> None:
