@@ -16,6 +16,19 @@ from pathlib import Path
 from typing import Any
 
 from flagscan.extract.cache import code_version, write_json
+from flagscan.source.model import PACKAGE
+
+
+def in_tree(dotted: str) -> bool:
+    """Whether a dotted module name belongs to the analysed tree: the `sglang` package.
+
+    An installed SGLang is served in place, so its root is a site-packages that also
+    holds its dependencies (msgspec, pydantic, transformers...). Those are outside the
+    analysed tree whatever files sit beside it: their meaning is rule data
+    (rules/world.toml), as for a tree fetched from PyPI or git, which holds only
+    `sglang/`.
+    """
+    return dotted.split(".", 1)[0] == PACKAGE
 
 
 def ir_record(cache_dir: Path | None, digest: str) -> Path | None:
@@ -37,6 +50,8 @@ class ModuleStore:
         self.failed: dict[str, str] = {}
 
     def module_file(self, dotted: str) -> Path | None:
+        if not in_tree(dotted):
+            return None
         base = self.root.joinpath(*dotted.split("."))
         for candidate in (base.with_suffix(".py"), base / "__init__.py"):
             if candidate.is_file():
@@ -44,7 +59,7 @@ class ModuleStore:
         return None
 
     def is_package(self, dotted: str) -> bool:
-        return (self.root.joinpath(*dotted.split(".")) / "__init__.py").is_file()
+        return in_tree(dotted) and (self.root.joinpath(*dotted.split(".")) / "__init__.py").is_file()
 
     def get(self, dotted: str) -> dict[str, Any] | None:
         if dotted in self._loaded:

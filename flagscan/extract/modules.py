@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from flagscan.extract.irstore import in_tree
 from flagscan.extract.names import absolute_module
 
 from dataclasses import dataclass, field
@@ -141,6 +142,8 @@ class SourceIndex:
         self.failures: dict[str, str] = {}
 
     def module_file(self, dotted: str) -> Path | None:
+        if not in_tree(dotted):  # a package beside sglang/ (site-packages) is outside the tree
+            return None
         base = self.root.joinpath(*dotted.split("."))
         for candidate in (base.with_suffix(".py"), base / "__init__.py"):
             if candidate.is_file():
