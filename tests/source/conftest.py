@@ -3,10 +3,30 @@
 from __future__ import annotations
 
 import shutil
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
 from source_helpers import TINY, GitServer
+
+
+# What git needs to commit and to make an annotated tag, given here instead of read
+# from the user's configuration: the fixture repository builds with an empty HOME
+# and is not changed by a global config (tag.gpgSign, init.defaultBranch...).
+HERMETIC_GIT = {
+    "GIT_AUTHOR_NAME": "flagscan tests", "GIT_AUTHOR_EMAIL": "tests@example.invalid",
+    "GIT_COMMITTER_NAME": "flagscan tests", "GIT_COMMITTER_EMAIL": "tests@example.invalid",
+    "GIT_CONFIG_GLOBAL": "/dev/null", "GIT_CONFIG_NOSYSTEM": "1",
+}
+
+
+@contextmanager
+def hermetic_git() -> Iterator[None]:
+    with pytest.MonkeyPatch.context() as mp:
+        for name, value in HERMETIC_GIT.items():
+            mp.setenv(name, value)
+        yield
 
 
 def _commit(repo, message: str) -> str:
@@ -23,7 +43,11 @@ def git_server(tmp_path_factory: pytest.TempPathFactory) -> GitServer:
 
     path = tmp_path_factory.mktemp("server") / "sglang"
     shutil.copytree(TINY, path)
-    repo = git.Repo.init(path)
+    with hermetic_git():
+        return _build_server(git.Repo.init(path), path)
+
+
+def _build_server(repo, path: Path) -> GitServer:
     # Lets the provider's blobless, sparse fetch run as it would against GitHub.
     with repo.config_writer() as cw:
         cw.set_value("uploadpack", "allowFilter", "true")
