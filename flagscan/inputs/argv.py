@@ -340,3 +340,21 @@ def parse_command(command: LaunchCommand, inventory: Inventory) -> ParsedCommand
 
     ordered = tuple(d for _, d in sorted(enumerate(run.diags), key=key))
     return ParsedCommand(command, values, ordered)
+
+
+def option_words(inventory: Inventory, texts: Sequence[str], index: int) -> int | None:
+    """How many arguments the option at `texts[index]` takes with it, itself included, as
+    argparse would consume them (a `--opt=value` word is one; `nargs` bounds the values that
+    follow); None when the word is not an option of this revision."""
+    built = _built(inventory)
+    table = OptionTable(built.actions, inventory.allow_abbrev)
+    r = table.resolve(texts[index])
+    if r.kind != "option" or r.option is None:
+        return None
+    if r.explicit is not None:
+        return 1
+    _low, high = value_range(built.actions[r.option])
+    n = 1
+    while index + n < len(texts) and n - 1 < high and table.resolve(texts[index + n]).kind == "value":
+        n += 1
+    return n

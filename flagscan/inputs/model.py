@@ -29,6 +29,11 @@ class ArgToken:
     in the file (its opening quote, or the `$` of the variable it came from).
     `unresolved` names the variables the token still references because their
     value is unknown here (left as written, e.g. ``${MODEL}``).
+    `start` and `end` are the word's source span as 0-based character offsets into
+    the file (end exclusive), quotes and escapes included: ``"--flag"`` spans eight
+    characters. Tokens that come from one word of the file (a variable expanding to
+    several arguments) share that word's span. `item` says the token is a whole item
+    of a YAML sequence (`- "--flag"`, `["--flag", ...]`), so removing it removes the item.
     """
 
     text: str
@@ -36,6 +41,9 @@ class ArgToken:
     line: int
     column: int
     unresolved: tuple[str, ...] = ()
+    start: int = -1
+    end: int = -1
+    item: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -87,30 +95,51 @@ class Source:
 
 @dataclass(frozen=True, slots=True)
 class Word:
-    """A word being read: its text, the source offset of each character, where it begins."""
+    """A word being read: its text, the source offset of each character, where it begins.
+
+    `end` is the offset just past the word's last source character (closing quote
+    included); -1 when the reader did not say, then the last character's offset + 1.
+    `item`: the word is a whole item of a YAML sequence (see ArgToken).
+    """
 
     text: str
     offsets: tuple[int, ...]
     start: int
     source: Source
     unresolved: tuple[str, ...] = ()
+    end: int = -1
+    item: bool = False
 
     @classmethod
     def plain(cls, text: str, start: int, source: Source, step: int = 1) -> Word:
         return cls(text, tuple(start + i * step for i in range(len(text))), start, source)
 
+    @property
+    def stop(self) -> int:
+        """The end of the word's source span (exclusive)."""
+        if self.end >= 0:
+            return self.end
+        return max(self.offsets) + 1 if self.offsets else self.start
+
+    def rebuilt(self, text: str, offsets: tuple[int, ...], unresolved: tuple[str, ...] | None = None,
+                start: int | None = None) -> Word:
+        """Another text read from the same source word: same span, same item-ness."""
+        return Word(text, offsets, self.start if start is None else start, self.source,
+                    self.unresolved if unresolved is None else unresolved, self.stop, self.item)
+
     def token(self) -> ArgToken:
         line, column = self.source.position(self.start)
-        return ArgToken(self.text, self.source.path, line, column, self.unresolved)
+        return ArgToken(self.text, self.source.path, line, column, self.unresolved, self.start, self.stop,
+                        self.item)
 
     def with_text(self, text: str) -> Word:
         offsets = self.offsets[: len(text)]
         if len(offsets) < len(text):
             last = offsets[-1] if offsets else self.start
             offsets = offsets + (last,) * (len(text) - len(offsets))
-        return Word(text, offsets, self.start, self.source, self.unresolved)
+        return self.rebuilt(text, offsets)
 
     def slice(self, begin: int) -> Word:
         """The word without its first `begin` characters (e.g. after a ``-m`` or ``NAME=``)."""
         start = self.offsets[begin] if begin < len(self.offsets) else self.start
-        return Word(self.text[begin:], self.offsets[begin:], start, self.source, self.unresolved)
+        return self.rebuilt(self.text[begin:], self.offsets[begin:], start=start)

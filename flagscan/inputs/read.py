@@ -54,7 +54,14 @@ def read_launch_file(path: str | Path, kind: str | None = None) -> list[LaunchCo
     manifest or plain command file. `kind` is one of KINDS, or None to detect it."""
     if kind is not None and kind not in KINDS:
         raise InputError(f"{path}: unknown launch file kind {kind!r} (expected one of {', '.join(KINDS)})")
-    source = read_source(path)
+    return read_launch_source(read_source(path), kind)
+
+
+def read_launch_source(source: Source, kind: str | None = None) -> list[LaunchCommand]:
+    """read_launch_file() on text already read (stdin, or a file's text after an edit); the
+    source's path still names the file (its drop-ins, env files and suffix)."""
+    if kind is not None and kind not in KINDS:
+        raise InputError(f"{source.path}: unknown launch file kind {kind!r} (expected one of {', '.join(KINDS)})")
     guessed = detect_kind(source) if kind is None else kind
     if guessed == "systemd":
         commands = read_unit(source)
@@ -77,7 +84,7 @@ def command_from_argv(argv: Sequence[str]) -> LaunchCommand:
     offset = 0
     for text in argv:
         names = tuple(dict.fromkeys(_REFERENCE.findall(text)))
-        words.append(Word(text, tuple(range(offset, offset + len(text))), offset, source, names))
+        words.append(Word(text, tuple(range(offset, offset + len(text))), offset, source, names, offset + len(text)))
         offset += len(text) + 1
     env: dict[str, str] = {}
     while words and (pair := is_assignment(words[0].text)) is not None and not words[0].text.startswith("-"):

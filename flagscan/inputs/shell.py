@@ -95,6 +95,7 @@ class _Fields:
 
     def __init__(self, raw: RawWord, source: Source, split: bool) -> None:
         self.source, self.split, self.start = source, split, raw.start
+        self.end = raw.end
         self.out: list[Word] = []
         self.chars: list[str] = []
         self.offs: list[int] = []
@@ -113,7 +114,8 @@ class _Fields:
         text = "".join(self.chars)
         if text or self.forced:
             start = self.field_start if self.field_start is not None else self.start
-            self.out.append(Word(text, tuple(self.offs), start, self.source, tuple(dict.fromkeys(self.unresolved))))
+            self.out.append(Word(text, tuple(self.offs), start, self.source, tuple(dict.fromkeys(self.unresolved)),
+                                 self.end))
         self.chars, self.offs, self.unresolved, self.forced, self.field_start = [], [], [], False, None
 
     def expansion(self, value: str, offset: int, quoted: bool) -> None:

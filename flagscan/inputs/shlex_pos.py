@@ -50,10 +50,13 @@ Part = Lit | Param | Subst
 
 @dataclass(slots=True)
 class RawWord:
+    """`start`/`end`: the word's source span (file offsets, end exclusive, quotes included)."""
+
     parts: list[Part] = field(default_factory=list)
     start: int = 0
     quoted: bool = False
     error: str | None = None
+    end: int = -1
 
     def literal(self) -> str | None:
         """The word's text when it contains no expansion."""
@@ -134,12 +137,19 @@ class Lexer:
         word.error = word.error or message
 
     # -- scanning ------------------------------------------------------------
+    def _mark(self) -> None:
+        """The current word's span reaches the character just consumed."""
+        if self.word is not None and self.i > 0:
+            self.word.end = self.off(self.i - 1) + 1
+
     def run(self) -> list[SimpleCommand]:
         text, n = self.text, len(self.text)
         while self.i < n:
             c = text[self.i]
+            word_char = c not in " \t\r\n|&;()<>" and not (c == "#" and self.word is None)
             if c == "\\":
                 if self.i + 1 < n and text[self.i + 1] == "\n":
+                    word_char = False  # a line continuation is no part of the word
                     self.i += 2
                 elif self.i + 1 < n:
                     self._word()
@@ -171,6 +181,8 @@ class Lexer:
             else:
                 self._lit(c, self.i, False)
                 self.i += 1
+            if word_char:
+                self._mark()
         self._end_command()
         return self.commands
 

@@ -40,7 +40,7 @@ class _Builder:
 
     def done(self) -> Word:
         w = self.word
-        return Word("".join(self.chars), tuple(self.offs), w.start, w.source, tuple(dict.fromkeys(self.unresolved)))
+        return w.rebuilt("".join(self.chars), tuple(self.offs), tuple(dict.fromkeys(self.unresolved)))
 
 
 def _substitute(
@@ -119,5 +119,5 @@ def split_words(word: Word, refs: Mapping[int, str] | None = None) -> list[Word]
         for piece in expand_word(raw, state, word.source, literal=True):
             names = [refs[o] for o in piece.offsets if refs and o in refs]
             unresolved = tuple(dict.fromkeys([*piece.unresolved, *names]))
-            out.append(Word(piece.text, piece.offsets, piece.start, piece.source, unresolved))
+            out.append(piece.rebuilt(piece.text, piece.offsets, unresolved))
     return out

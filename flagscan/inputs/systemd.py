@@ -70,7 +70,7 @@ def resolve_specifiers(word: Word, table: Mapping[str, str], notes: list[str]) -
         chars.append(value)
         offs.extend([word.offsets[i]] * len(value))
         i += 2
-    return Word("".join(chars), tuple(offs), word.start, word.source, tuple(dict.fromkeys(unresolved)))
+    return word.rebuilt("".join(chars), tuple(offs), tuple(dict.fromkeys(unresolved)))
 
 
 def _expand_braces(word: Word, env: Mapping[str, str], notes: list[str]) -> Word:
@@ -106,7 +106,7 @@ def _expand_braces(word: Word, env: Mapping[str, str], notes: list[str]) -> Word
         chars.append(text[i])
         offs.append(word.offsets[i])
         i += 1
-    return Word("".join(chars), tuple(offs), word.start, word.source, tuple(dict.fromkeys(unresolved)))
+    return word.rebuilt("".join(chars), tuple(offs), tuple(dict.fromkeys(unresolved)))
 
 
 def expand_argv(words: list[Word], env: Mapping[str, str], notes: list[str]) -> list[Word]:
@@ -121,7 +121,7 @@ def expand_argv(words: list[Word], env: Mapping[str, str], notes: list[str]) -> 
                 notes.append(f"systemd drops the argument {text!r}: {name!r} is not a variable name")
                 continue
             if name not in env:
-                out.append(Word(text, word.offsets, word.start, word.source, (*word.unresolved, name)))
+                out.append(word.rebuilt(text, word.offsets, (*word.unresolved, name)))
                 continue
             value = Word.plain(env[name], word.start, word.source, step=0)
             p = 0
@@ -132,7 +132,7 @@ def expand_argv(words: list[Word], env: Mapping[str, str], notes: list[str]) -> 
                     break
                 if piece is None:
                     break
-                out.append(Word(piece.text, piece.offsets, word.start, word.source, word.unresolved))
+                out.append(word.rebuilt(piece.text, piece.offsets))
             continue
         out.append(_expand_braces(word, env, notes))
     return out
@@ -249,7 +249,8 @@ def _split_exec(entry: Entry, unit: _Unit) -> list[tuple[list[Word], bool]]:
                 p, semicolon = p + 1, True
                 break
             if text.startswith("\\;", p) and (p + 2 >= len(text) or text[p + 2] in " \t\n\r"):
-                words.append(Word(";", (value.offsets[p],), value.offsets[p], value.source))
+                words.append(Word(";", (value.offsets[p],), value.offsets[p], value.source, (),
+                                  value.offsets[p + 1] + 1))
                 p += 2
                 continue
             word, p = extract_word_and_warn(value, p, unit.notes, entry.line)

@@ -172,7 +172,8 @@ def extract_word(value: Word, p: int, *, cunescape: bool = True, relax: bool = F
         chars.append(c)
         offs.append(offsets[p])
         p += 1
-    return Word("".join(chars), tuple(offs), start, value.source), p
+    # The word's span ends after its last character read (a closing quote included).
+    return Word("".join(chars), tuple(offs), start, value.source, (), offsets[p - 1] + 1), p
 
 
 def extract_word_and_warn(value: Word, p: int, notes: list[str], line: int) -> tuple[Word | None, int]:

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Iterator
+from dataclasses import replace
 
 import yaml
 from yaml.nodes import MappingNode, Node, ScalarNode, SequenceNode
@@ -92,14 +93,15 @@ def scalar_word(node: ScalarNode, source: Source) -> Word:
             r = j + 1
         else:
             offsets.append(offsets[-1] if offsets else begin)
-    return Word(value, tuple(offsets), begin, source)
+    return Word(value, tuple(offsets), begin, source, (), end)
 
 
 def words(node: Node | None, source: Source) -> list[Word] | None:
     """A list of scalars as words (one per item); None when the node is not a list."""
     if not isinstance(node, SequenceNode):
         return None
-    return [scalar_word(item, source) for item in node.value if isinstance(item, ScalarNode) and not is_null(item)]
+    return [replace(scalar_word(item, source), item=True)
+            for item in node.value if isinstance(item, ScalarNode) and not is_null(item)]
 
 
 def walk(node: Node, _seen: set[int] | None = None) -> Iterator[MappingNode]:

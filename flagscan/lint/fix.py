@@ -4,18 +4,28 @@ Two edits exist: a deprecated option becomes its replacement when the replacemen
 an exact flag (same destination, same shape, and the deprecated option is not a
 no-op: turning an ignored option into a working one would change meaning); a flag
 that is certainly a no-op on the target GPU (FS201) is removed with its values.
-Every finding that is not fixed gets a note saying why.
+
+Edits are made on the tokens' source spans (flagscan.inputs gives every argument its
+span, quotes included), with the syntax of the file around them: a YAML list item goes
+with its line or its comma, a word on a continued line takes the continuation with it
+when it was the last word. Every edit is then proved: the edited text is read again with
+the same readers and must give exactly the old arguments minus what was removed (or with
+the replacement). An edit that fails the proof is not made, and a note says why; every
+finding that is not fixed gets a note.
 """
 
 from __future__ import annotations
 
 import re
 from collections.abc import Sequence
+from dataclasses import dataclass
 from typing import Any
 
 from flagscan.diagnostics import Diagnostic
 
 _OPTION = re.compile(r"^--?[A-Za-z0-9][\w-]*$")
+_BLOCK_ITEM = re.compile(r"^[ \t]*-[ \t]+$")
+_SPACE = " \t"
 
 
 def replacement_for(inventory: Any, option: str) -> tuple[str | None, str]:
@@ -37,78 +47,243 @@ def replacement_for(inventory: Any, option: str) -> tuple[str | None, str]:
     return new_text, ""
 
 
+@dataclass(frozen=True, slots=True)
+class _Change:
+    """One finding's edit: tokens (command index, argument index) removed or renamed."""
+
+    where: str                              # "path:line: flag" for notes
+    removed: tuple[tuple[int, int], ...] = ()
+    renamed: tuple[tuple[int, int, str, str], ...] = ()   # (command, argument, old option, new option)
+
+    @property
+    def keys(self) -> set[tuple[int, int]]:
+        return {*self.removed, *((c, a) for c, a, _o, _n in self.renamed)}
+
+
 def fix_text(text: str, diagnostics: Sequence[Diagnostic], contexts: Sequence[Any]) -> tuple[str, list[str]]:
-    lines = text.splitlines(keepends=True)
+    """The text with every provable edit made, and a note for each finding left alone."""
+    commands = [ctx.command for ctx in contexts]
     notes: list[str] = []
-    removals: list[tuple[int, int, int]] = []   # (line, column, length) in 1-based line/column
-    renames: list[tuple[int, int, str, str]] = []
+    changes: list[_Change] = []
     for d in diagnostics:
         loc = d.location
         if d.code not in ("FS002", "FS201") or loc is None or not d.flag:
             continue
-        ctx = _context_for(contexts, loc)
-        if ctx is None or loc.line > len(lines):
+        found = _token_at(commands, loc)
+        if found is None:
             continue
+        ci, ai = found
+        ctx, token = contexts[ci], commands[ci].args[ai]
+        where = f"{loc.path}:{loc.line}: {d.flag}"
         if d.code == "FS002":
             new, why = replacement_for(ctx.inventory, d.flag)
             if new is None:
-                notes.append(f"{loc.path}:{loc.line}: {d.flag} not rewritten: {why}")
+                notes.append(f"{where} not rewritten: {why}")
                 continue
-            renames.append((loc.line, loc.column, d.flag, new))
-        else:
-            span = _token_span(ctx, loc)
-            if span is None:
-                notes.append(f"{loc.path}:{loc.line}: {d.flag} not removed: its value is on another line")
+            if not (token.text == d.flag or token.text.startswith(d.flag + "=")):
+                notes.append(f"{where} not rewritten: the argument {token.text!r} does not spell it")
                 continue
-            removals.append(span)
-    for line, column, old, new in sorted(renames, reverse=True):
-        current = lines[line - 1]
-        start = column - 1
-        if current[start:start + len(old)] == old:
-            lines[line - 1] = current[:start] + new + current[start + len(old):]
+            changes.append(_Change(where, renamed=((ci, ai, d.flag, new),)))
         else:
-            notes.append(f"{line}: {old} not rewritten: it is not written literally there")
-    for line, column, length in sorted(removals, reverse=True):
-        lines = _remove(lines, line, column, length, notes)
-    return "".join(lines), notes
+            from flagscan.inputs.argv import option_words
+
+            texts = [a.text for a in commands[ci].args]
+            count = option_words(ctx.inventory, texts, ai) or 1
+            changes.append(_Change(where, removed=tuple((ci, ai + k) for k in range(count))))
+    accepted: list[_Change] = []
+    taken: set[tuple[int, int]] = set()
+    current = text
+    # Removals first: a flag that goes needs no rename.
+    for change in sorted(changes, key=lambda c: not c.removed):
+        if change.keys & taken:
+            continue
+        verb = "removed" if change.removed else "rewritten"
+        why = _shared(commands, change)
+        if why is None:
+            trial = _apply(text, commands, [*accepted, change])
+            why = trial.why if isinstance(trial, _Failed) else _prove(trial, commands, [*accepted, change])
+            if why is None and isinstance(trial, str):
+                current = trial
+                accepted.append(change)
+                taken |= change.keys
+                continue
+        notes.append(f"{change.where} not {verb}: {why}; the file is left as it is for this finding")
+    return current, notes
 
 
-def _context_for(contexts: Sequence[Any], loc) -> Any:
-    for ctx in contexts:
-        for tok in ctx.command.args:
-            if tok.line == loc.line and tok.column == loc.column:
-                return ctx
+def _token_at(commands: Sequence[Any], loc) -> tuple[int, int] | None:
+    for ci, command in enumerate(commands):
+        for ai, tok in enumerate(command.args):
+            if tok.line == loc.line and tok.column == loc.column and tok.path == loc.path:
+                return ci, ai
     return None
 
 
-def _token_span(ctx: Any, loc) -> tuple[int, int, int] | None:
-    """The option word and its values, when they sit on one line."""
-    args = list(ctx.command.args)
-    index = next(i for i, t in enumerate(args) if t.line == loc.line and t.column == loc.column)
-    end = index + 1
-    while end < len(args) and not args[end].text.startswith("-"):
-        end += 1
-    words = args[index:end]
-    if any(w.line != loc.line for w in words):
-        return None
-    last = words[-1]
-    return loc.line, loc.column, last.column + len(last.text) - loc.column
+def _shared(commands: Sequence[Any], change: _Change) -> str | None:
+    """Why the change's tokens cannot be edited alone (their text in the file gives other
+    arguments too, or they have no span), or None."""
+    mine = change.keys
+    spans = [(t.start, t.end, (ci, ai)) for ci, c in enumerate(commands) for ai, t in enumerate(c.args)]
+    for ci, ai in sorted(mine):
+        tok = commands[ci].args[ai]
+        if tok.start < 0 or tok.end <= tok.start:
+            return f"{tok.text!r} has no place of its own in the file"
+        for start, end, key in spans:
+            if key not in mine and start < tok.end and tok.start < end:
+                return f"{tok.text!r} comes from the same text in the file as {commands[key[0]].args[key[1]].text!r}"
+    return None
 
 
-def _remove(lines: list[str], line: int, column: int, length: int, notes: list[str]) -> list[str]:
-    current = lines[line - 1]
-    start, stop = column - 1, column - 1 + length
-    rest = current[:start] + current[stop:]
-    if rest.strip() in ("\\", ""):
-        if rest.strip() == "" and line >= 2 and lines[line - 2].rstrip().endswith("\\"):
-            # The removed word ended the command: the line before must stop continuing.
-            prev = lines[line - 2].rstrip("\r\n").rstrip()
-            lines[line - 2] = prev[:-1].rstrip() + "\n"
-        return lines[:line - 1] + lines[line:]
-    while stop < len(current) and current[stop] == " ":
-        stop += 1
-    lines[line - 1] = current[:start] + current[stop:]
-    return lines
+@dataclass(frozen=True, slots=True)
+class _Failed:
+    why: str
+
+
+def _apply(text: str, commands: Sequence[Any], changes: Sequence[_Change]) -> str | _Failed:
+    """Every change's edits, made from the end of the file backwards so that earlier spans hold."""
+    edits: list[tuple[int, int, Any]] = []
+    for change in changes:
+        for ci, ai in change.removed:
+            tok = commands[ci].args[ai]
+            edits.append((tok.start, tok.end, (tok, commands[ci].kind)))
+        for ci, ai, old, new in change.renamed:
+            tok = commands[ci].args[ai]
+            edits.append((tok.start, tok.end, (old, new)))
+    for start, end, what in sorted(edits, key=lambda e: e[0], reverse=True):
+        if isinstance(what[0], str):
+            old, new = what
+            written = text[start:end]
+            if written.count(old) != 1:
+                return _Failed(f"{old} is not written literally once in {written!r}")
+            text = text[:start] + written.replace(old, new) + text[end:]
+            continue
+        tok, kind = what
+        done = _remove_item(text, start, end) if tok.item else _remove_word(text, start, end, kind == "systemd")
+        if done is None:
+            return _Failed(f"the list around {text[start:end]!r} has a shape flagscan does not edit")
+        text = done
+    return text
+
+
+def _line_bounds(text: str, start: int, end: int) -> tuple[int, int]:
+    first = text.rfind("\n", 0, start) + 1
+    last = text.find("\n", end)
+    return first, len(text) if last < 0 else last
+
+
+def _drop_line(text: str, first: int, last: int) -> str:
+    return text[:first] + text[last + 1:] if last < len(text) else text[:max(first - 1, 0)] + ("\n" if first else "")
+
+
+def _remove_word(text: str, start: int, end: int, systemd: bool) -> str:
+    """Remove a shell/systemd/command-string word with the blanks that separated it."""
+    first, last = _line_bounds(text, start, end)
+    before, after = text[first:start], text[end:last]
+    tail = after.strip(_SPACE)
+    if not before.strip(_SPACE) and tail in ("", "\\"):
+        text = _drop_line(text, first, last)
+        if tail == "":
+            # The word ended a continued command: the line before must stop continuing.
+            text = _end_continuation(text, first, comments=systemd)
+        return text
+    if tail == "":
+        left = start
+        while left > first and text[left - 1] in _SPACE:
+            left -= 1
+        return text[:left] + text[last:]
+    right = end
+    while right < last and text[right] in _SPACE:
+        right += 1
+    if right > end:
+        return text[:start] + text[right:]
+    left = start
+    while left > first and text[left - 1] in _SPACE:
+        left -= 1
+    return text[:left] + text[end:]
+
+
+def _end_continuation(text: str, at: int, *, comments: bool) -> str:
+    """Drop the `\\` that ends the line before offset `at` (systemd skips comment lines
+    inside a continuation, so with `comments` those are stepped over)."""
+    line_end = at - 1
+    while line_end > 0:
+        line_start = text.rfind("\n", 0, line_end) + 1
+        line = text[line_start:line_end]
+        if comments and line.lstrip(_SPACE).startswith(("#", ";")):
+            line_end = line_start - 1
+            continue
+        stripped = line.rstrip(_SPACE)
+        if stripped.endswith("\\") and (len(stripped) - len(stripped.rstrip("\\"))) % 2 == 1:
+            kept = stripped[:-1].rstrip(_SPACE)
+            return text[:line_start] + kept + text[line_end:]
+        return text
+    return text
+
+
+def _remove_item(text: str, start: int, end: int) -> str | None:
+    """Remove a YAML sequence item: a block item's whole line, a flow item with its comma."""
+    first, last = _line_bounds(text, start, end)
+    before, after = text[first:start], text[end:last].strip(_SPACE)
+    if _BLOCK_ITEM.match(before):
+        if after and not after.startswith("#"):
+            return None
+        return _drop_line(text, first, last)
+    right = end
+    while right < len(text) and text[right] in " \t\r\n":
+        right += 1
+    if right < len(text) and text[right] == ",":
+        right += 1
+        while right < len(text) and text[right] in _SPACE:
+            right += 1
+        return _tidy(text[:start] + text[right:], start)
+    if right < len(text) and text[right] == "]":
+        left = start
+        while left > 0 and text[left - 1] in " \t\r\n":
+            left -= 1
+        if left > 0 and text[left - 1] == ",":
+            return _tidy(text[:left - 1] + text[end:], left - 1)
+        if left > 0 and text[left - 1] == "[":
+            return text[:start] + text[end:]
+    return None
+
+
+def _tidy(text: str, at: int) -> str:
+    """A line the edit left blank (a flow list written one item per line) goes."""
+    first, last = _line_bounds(text, at, at)
+    if text[first:last].strip(_SPACE) == "":
+        return _drop_line(text, first, last)
+    return text
+
+
+def _prove(text: str, commands: Sequence[Any], changes: Sequence[_Change]) -> str | None:
+    """None when `text` reads as exactly the expected commands, else why not."""
+    from flagscan.inputs import InputError
+    from flagscan.inputs.model import Source
+    from flagscan.inputs.read import read_launch_source
+
+    removed = {k for c in changes for k in c.removed}
+    renamed = {(ci, ai): (old, new) for c in changes for ci, ai, old, new in c.renamed}
+    path = commands[0].path if commands else "<text>"
+    try:
+        again = read_launch_source(Source.of(path, text))
+    except InputError as exc:
+        return f"the edited file would not read ({exc})"
+    if len(again) != len(commands):
+        return "the edited file would hold a different number of launch commands"
+    for ci, (old, new) in enumerate(zip(commands, again)):
+        want = []
+        for ai, tok in enumerate(old.args):
+            if (ci, ai) in removed:
+                continue
+            if (ci, ai) in renamed:
+                was, now = renamed[(ci, ai)]
+                want.append(now + tok.text[len(was):])
+            else:
+                want.append(tok.text)
+        if tuple(new.launcher) != tuple(old.launcher) or [t.text for t in new.args] != want \
+                or new.env != old.env:
+            return "the edited file would not give exactly the other arguments"
+    return None
 
 
 def unified(path: str, before: str, after: str) -> str:
