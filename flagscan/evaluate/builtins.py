@@ -157,6 +157,10 @@ def _vars(interp, state, args, kwargs, module, line):
 
 
 def _issubclass(interp, state, args, kwargs, module, line):
+    if len(args) == 2 and isinstance(args[0], Builtin) and args[0].name in _BUILTIN_BASES:
+        return _builtin_subclass(args[0].name, args[1])
+    if len(args) == 2 and isinstance(args[0], External) and args[0].path == "builtins.NoneType":
+        return _builtin_subclass("NoneType", args[1])
     if len(args) != 2 or not isinstance(args[0], ClassVal):
         return Unknown("issubclass")
     bases = args[1] if isinstance(args[1], tuple) else (args[1],)
@@ -172,6 +176,30 @@ def _issubclass(interp, state, args, kwargs, module, line):
     if True in results:
         return True
     return False if all(r is False for r in results) else Unknown("issubclass of an external class")
+
+
+# A builtin type's bases are builtin types: `issubclass(int, msgspec.Struct)` is False.
+_BUILTIN_BASES = {"int": ("int",), "bool": ("bool", "int"), "float": ("float",), "str": ("str",),
+                  "list": ("list",), "tuple": ("tuple",), "dict": ("dict",), "set": ("set",),
+                  "frozenset": ("frozenset",), "NoneType": ("NoneType",)}
+
+
+def _builtin_subclass(name: str, bases: Any) -> Any:
+    results = []
+    for base in bases if isinstance(bases, tuple) else (bases,):
+        if isinstance(base, Builtin):
+            results.append(base.name in _BUILTIN_BASES[name] or base.name == "object")
+        elif isinstance(base, External):
+            # abstract bases (typing, collections.abc, numbers) may count builtins as subclasses
+            open_abc = base.path.split(".")[0] in ("builtins", "typing", "collections", "numbers", "abc")
+            results.append(base.path == "builtins.object" or (None if open_abc else False))
+        elif isinstance(base, ClassVal):
+            results.append(False)  # a class of the analysed tree is no base of a builtin type
+        else:
+            results.append(None)
+    if True in results:
+        return True
+    return False if all(r is False for r in results) else Unknown("issubclass of a builtin type")
 
 
 def _isinstance_one(value: Any, t: Any) -> Any:
@@ -255,7 +283,8 @@ def _type(interp, state, args, kwargs, module, line):
         if isinstance(value, Obj):
             return value.cls
         if isinstance(value, _PLAIN):
-            return Builtin(type(value).__name__, lambda *a: Unknown("type call"))
+            # the builtin itself, so that `type(x) is int` and `type(x)(items)` behave as in Python
+            return interp.builtins.get(type(value).__name__) or Builtin(type(value).__name__, lambda *a: Unknown("type call"))
     return Unknown("type()")
 
 

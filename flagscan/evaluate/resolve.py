@@ -256,7 +256,22 @@ def _final_values(interp, rules, record: Obj, state: State, module: ModuleVal) -
     if fn is None or isinstance(fn, Unknown):
         return None
     out: dict[str, Any] = {}
+    # The release's own serialisation of the resolved record (0.5.23 `resolved_dict`,
+    # what /server_info reports) may restate a field after reading each one through
+    # result_function (`resolved["enable_dp_attention"] = ... attn_dp_size > 1`):
+    # what it returns is the value; a field it leaves unknown is read field by field.
+    method = rules["entry"].get("result_method")
+    found, serialise = record.cls.lookup(method) if method else (False, None)
+    if found and isinstance(serialise, FuncVal):
+        try:
+            serialised = interp.call(interp.bind(serialise, record, state, module), [], {}, state, module)
+        except Dead:
+            serialised = None
+        if isinstance(serialised, dict):
+            out = {k: v for k, v in serialised.items() if isinstance(k, str) and not has_unknown(v)}
     for field_name in list(interp.snapshots.get(record.oid, {})):
+        if field_name in out:
+            continue
         try:
             out[field_name] = interp.call(fn, [record, field_name], {}, state, module)
         except Dead:

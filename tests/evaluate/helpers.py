@@ -1,0 +1,49 @@
+"""Tiny SGLang-shaped trees run through the abstract interpreter (evaluate stage)."""
+
+from __future__ import annotations
+
+import textwrap
+from pathlib import Path
+from typing import Any
+
+from flagscan.evaluate.interp import Dead, Interpreter
+from flagscan.evaluate.state import State
+from flagscan.evaluate.values import ModuleVal, Unknown
+from flagscan.evaluate.world import World
+from flagscan.extract.irstore import ModuleStore
+from flagscan.hardware import profile_from_spec
+
+
+def write_tree(root: Path, files: dict[str, str]) -> Path:
+    for rel, text in files.items():
+        path = root / rel
+        path.parent.mkdir(parents=True, exist_ok=True)
+        path.write_text(textwrap.dedent(text))
+    for directory in {p.parent for p in root.rglob("*.py")}:
+        if directory != root and not (directory / "__init__.py").exists():
+            (directory / "__init__.py").write_text("")
+    return root
+
+
+def run(tmp_path: Path, source: str, function: str = "main", args: tuple = (),
+        env: dict[str, str] | None = None, env_open: bool = False) -> tuple[Any, Interpreter]:
+    """Run `function` of module `sglang.srt.mod` (source given) and return (value, interpreter)."""
+    root = write_tree(tmp_path / "tree", {"sglang/srt/mod.py": source})
+    world = World(profile_from_spec("h200"), dict(env or {}), env_open=env_open)
+    interp = Interpreter(ModuleStore(root, tmp_path / "cache"), world)
+    state = State({}, {})
+    module = interp.import_module("sglang.srt.mod", state)
+    assert isinstance(module, ModuleVal)
+    fn = interp.deref(module.globals[function], state)
+    try:
+        value = interp.call(fn, list(args), {}, state, module)
+    except Dead:
+        value = Dead
+    return value, interp
+
+
+def options(value: Any) -> set[Any] | None:
+    """The values an Unknown may take (None: any), or {value} for a known one."""
+    if isinstance(value, Unknown):
+        return None if value.options is None else set(value.options)
+    return {value}
