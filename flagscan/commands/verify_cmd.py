@@ -56,6 +56,7 @@ def verify(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu
         from flagscan.evaluate import Scenario, predict
         from flagscan.inputs import parse_command
         from flagscan.verify import Kind, VerifyError, compare
+        from flagscan.verify.compare import nothing_compared
 
         modes = [m for m, on in (("--url", url), ("--log", log_file), ("--local", local)) if on]
         if len(modes) != 1:
@@ -82,6 +83,9 @@ def verify(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu
         scenario = Scenario(profile, {**command.env, **parse_env(env)}, facts)
         resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
         report = compare(resolution, observed)
+        empty = nothing_compared(report, resolution, observed)
+        if empty is not None:
+            raise UserError(f"verify: {empty}")
         if opts.format == "json":
             emit_json("verify", verify_text.to_json(report, observed, scenario), rev)
         else:

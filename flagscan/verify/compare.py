@@ -150,6 +150,24 @@ def compare(resolution: Any, observed: Observed, rule: Rules | None = None) -> V
     return VerifyReport(matched, compared, tuple(diffs), warnings, tuple(sorted(not_predicted)), tuple(notes))
 
 
+def nothing_compared(report: VerifyReport, resolution: Any, observed: Observed) -> str | None:
+    """Why this verification compared nothing (None when it compared something).
+
+    An empty prediction, an empty observation, or two that share no setting is not a
+    pass: it says nothing about flagscan's model, so `verify` reports it as an error.
+    A rejection SGLang raised is compared on its own, without settings.
+    """
+    if not resolution.settings and not resolution.rejections:
+        return (f"flagscan predicted no settings for this command (the analysis produced none), "
+                f"so nothing was compared with the {len(observed.values)} settings SGLang reported")
+    if report.compared or observed.rejection is not None:
+        return None
+    if not observed.values:
+        return f"SGLang reported no settings ({observed.source}), so nothing was compared"
+    return (f"none of the {len(observed.values)} settings SGLang reported has a prediction "
+            f"(flagscan predicted {len(resolution.settings)} others), so nothing was compared")
+
+
 def _judge(name: str, setting: Any, actual: Any, rule: Rules, dest: str | None = None) -> Difference | None:
     dest = dest or name
     predicted = comparable(setting.value) if setting.certain else None

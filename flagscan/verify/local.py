@@ -41,13 +41,25 @@ def run_probe(argv: list[str], *, python: str | None = None, timeout: float = 30
     return result
 
 
+def parser_message(result: dict[str, Any]) -> str:
+    """What SGLang's parser said when it exited: the probe's `prog: error: ...` line, else its exit code."""
+    message = str((result.get("rejection") or {}).get("message") or "").strip()
+    if message and not message.lstrip("-").isdigit():
+        return " ".join(message.split())[:500]
+    tail = [line.strip() for line in str(result.get("stderr_tail") or "").splitlines() if line.strip()]
+    errors = [line for line in tail if ": error: " in line]
+    if errors or tail:
+        return (errors or tail)[-1][:500]
+    return f"it exited with status {message or 'unknown'} and printed nothing"
+
+
 def observe_local(result: dict[str, Any]) -> Observed:
     if result.get("import_error"):
         raise VerifyError(f"--local: cannot import SGLang here ({result['import_error'][:300]}); "
                           "install it, or point --python at its interpreter")
     rejection = result.get("rejection")
     if rejection and rejection.get("exception") == "SystemExit":
-        raise VerifyError("--local: SGLang's own parser refused the command line (see its message above)")
+        raise VerifyError(f"--local: SGLang's own parser refused the command line: {parser_message(result)}")
     warnings = tuple(LogWarning(w["message"], w.get("location")) for w in result.get("warnings", []))
     notes = []
     if result.get("stubbed"):

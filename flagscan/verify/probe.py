@@ -17,11 +17,13 @@ dependencies are installed; the result lists them. Installed packages are never 
 from __future__ import annotations
 
 import argparse
+import contextlib
 import dataclasses
 import enum
 import importlib.abc
 import importlib.machinery
 import importlib.util
+import io
 import json
 import logging
 import math
@@ -210,6 +212,13 @@ def gpu_facts() -> dict[str, Any]:
     return facts
 
 
+def parser_error(text: str) -> str:
+    """argparse's `prog: error: ...` line (the last one), else the last line written."""
+    lines = [line.strip() for line in text.splitlines() if line.strip()]
+    errors = [line for line in lines if ": error: " in line]
+    return (errors or lines or [""])[-1]
+
+
 def run(argv: list[str]) -> dict[str, Any]:
     capture = _Capture()
     sglang_logger = logging.getLogger("sglang")
@@ -225,10 +234,12 @@ def run(argv: list[str]) -> dict[str, Any]:
     result["sglang"] = getattr(sglang, "__version__", None)
     result["sglang_dir"] = os.path.dirname(os.path.dirname(os.path.abspath(sglang.__file__)))
     obj = None
+    parser_said = io.StringIO()  # argparse writes its usage and error to sys.stderr, then exits
     with warnings.catch_warnings(record=True) as caught:
         warnings.simplefilter("always")
         try:
-            obj = sa.prepare_server_args(list(argv))
+            with contextlib.redirect_stderr(parser_said):
+                obj = sa.prepare_server_args(list(argv))
             if capture not in sglang_logger.handlers:
                 sglang_logger.addHandler(capture)
             if hasattr(obj, "resolve_once"):
@@ -239,6 +250,12 @@ def run(argv: list[str]) -> dict[str, Any]:
                       if os.sep + "sglang" + os.sep in f.f_code.co_filename]
             result["rejection"] = {"exception": type(exc).__name__, "message": str(exc),
                                    "location": frames[-1][0] if frames else None}
+            if isinstance(exc, SystemExit):
+                result["rejection"]["message"] = parser_error(parser_said.getvalue()) or str(exc)
+    said = parser_said.getvalue()
+    if said:
+        sys.stderr.write(said)  # still there for whoever reads the probe's stderr
+        result["parser_stderr"] = said[-4000:]
     if obj is not None:
         result["resolved"] = resolved(obj)
     result["warnings"] = capture.records + [
