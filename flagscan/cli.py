@@ -53,6 +53,22 @@ def _source_options(fn: Callable) -> Callable:
     return fn
 
 
+class LaunchArgs(click.Command):
+    """A command that takes a launch command after `--`: its own options go anywhere before
+    the `--` (after a FILE too), and every word after the first `--` is the launch argv
+    (the `argv` parameter), never read as an option of flagscan."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        args = list(args)
+        tail: tuple[str, ...] = ()
+        if "--" in args:
+            at = args.index("--")
+            args, tail = args[:at], tuple(args[at + 1:])
+        rest = super().parse_args(ctx, args)
+        ctx.params["argv"] = tail
+        return rest
+
+
 def run_guarded(action: Callable[[], int]) -> None:
     """Run a command body; bad input becomes one line on stderr and exit code 2."""
     try:
@@ -88,7 +104,31 @@ def progress(opts: Options) -> Callable[[str], None]:
     return say
 
 
-@click.group(context_settings={"help_option_names": ["-h", "--help"]})
+class _Group(click.Group):
+    """The command group; a usage error (unknown option, bad option value) is one line on
+    stderr and exit code 2, like any other bad input."""
+
+    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
+        if not standalone_mode:
+            return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        try:
+            return super().main(args, prog_name, complete_var, False, **extra)
+        except click.UsageError as exc:
+            if type(exc).__name__ == "NoArgsIsHelpError":  # `flagscan` alone: the help, as click shows it
+                exc.show()
+                sys.exit(exc.exit_code)
+            command = exc.ctx.command_path if exc.ctx is not None else "flagscan"
+            click.echo(f"flagscan: error: {exc.format_message()} (see {command} --help)", err=True)
+            sys.exit(Exit.USAGE)
+        except click.ClickException as exc:
+            exc.show()
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("flagscan: interrupted", err=True)
+            sys.exit(130)
+
+
+@click.group(cls=_Group, context_settings={"help_option_names": ["-h", "--help"]})
 @click.version_option(__version__, prog_name="flagscan")
 @click.option("--sglang", "sglang", metavar="REV", default=None,
               help="SGLang revision to analyse (default: the project pin, the installed SGLang, "

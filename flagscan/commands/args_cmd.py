@@ -2,25 +2,23 @@
 
 from __future__ import annotations
 
+import sys
+
 import click
 
-from flagscan.cli import Exit, UserError, _merge, _source_options, run_guarded
+from flagscan.cli import Exit, LaunchArgs, UserError, _merge, _source_options, run_guarded
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.report import args_text
 
 
 def read_commands(file, argv, kind=None):
-    """Launch commands from FILE or from argv after `--` (exactly one of them)."""
+    """Launch commands from FILE (`-`: stdin) or from the argv given after `--` (one of them)."""
     from flagscan.inputs import command_from_argv, read_launch_file
 
-    from pathlib import Path
-
-    if file and (argv or file.startswith("-") or not Path(file).exists()):
-        # click hands the first word after `--` to FILE: it is part of the command.
-        if argv and Path(file).is_file() and not file.startswith("-"):
-            raise UserError("give a launch file or a command after --, not both")
-        if argv or file.startswith("-"):
-            argv, file = (file, *argv), None
+    if file and argv:
+        raise UserError("give a launch file or a command after --, not both")
+    if file == "-":
+        return read_stdin_commands(kind)
     if file:
         return read_launch_file(file, kind=kind)
     if argv:
@@ -28,12 +26,31 @@ def read_commands(file, argv, kind=None):
     raise UserError("no launch command: give a FILE (unit, script, compose, k8s manifest) or -- ARGV")
 
 
-@click.command("args", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+STDIN = "<stdin>"
+
+
+def stdin_source():
+    """The launch file given on stdin (`-`), refused as a file would be (binary, too large)."""
+    from flagscan.inputs.model import MAX_BYTES, InputError, Source
+    from flagscan.inputs.text import decode
+
+    data = sys.stdin.buffer.read(MAX_BYTES + 1)
+    if len(data) > MAX_BYTES:
+        raise InputError(f"{STDIN}: too large (the limit is {MAX_BYTES} bytes)")
+    return Source.of(STDIN, decode(data, STDIN))
+
+
+def read_stdin_commands(kind=None):
+    from flagscan.inputs.read import read_launch_source
+
+    return read_launch_source(stdin_source(), kind)
+
+
+@click.command("args", cls=LaunchArgs)
 @_source_options
 @click.option("--kind", type=click.Choice(["systemd", "shell", "compose", "k8s", "argv"]), default=None,
               help="Kind of launch file (detected when omitted).")
-@click.argument("file", required=False, type=click.Path(dir_okay=False))
-@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+@click.argument("file", required=False)
 @click.pass_context
 def args(ctx: click.Context, sglang, cache_dir, offline, fmt, kind, file, argv) -> None:
     """Show the flag values a launch command gives SGLang, parsed as SGLang's parser would."""

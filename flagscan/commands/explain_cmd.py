@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import click
 
-from flagscan.cli import Exit, _merge, run_guarded
+from flagscan.cli import Exit, LaunchArgs, _merge, run_guarded
 from flagscan.commands.report_cmd import (
     check_flag, gate_reports, gate_source_options, gpu_list, launch_for, load_tree_reads, warn_parse_errors,
 )
 from flagscan.commands.scenario import scenario_options
 
 
-@click.command("explain", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": True})
+@click.command("explain", cls=LaunchArgs)
 @gate_source_options(("text", "json"))
 @scenario_options
 @click.option("--kind", type=click.Choice(["systemd", "shell", "compose", "k8s", "argv"]), default=None)
 @click.argument("setting")
-@click.argument("file", required=False, type=click.Path(dir_okay=False))
-@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+@click.argument("file", required=False)
 @click.pass_context
 def explain(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda, model_config,
             model_arch, env, kind, setting, file, argv) -> None:
@@ -34,7 +33,7 @@ def explain(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
         rev = open_revision(opts)
         dest = check_flag(rev, setting)
         reads = load_tree_reads(rev, opts.quiet)
-        gpus = gpu_list(gpu, gpu_count, gpu_memory, gpu_name, cuda) if gpu else []
+        gpus = gpu_list(gpu, gpu_count, gpu_memory, gpu_name, cuda, required=False)
         launches = []
 
         def launch_of(profile):

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from flagscan.cli import Exit, _merge, run_guarded
+from flagscan.cli import Exit, UserError, _merge, run_guarded
 from flagscan.commands.report_cmd import check_flag, gate_source_options, load_tree_reads
 
 GRAPH_FORMATS = ("json", "dot", "graphml", "mermaid")
@@ -20,9 +20,12 @@ def graph(ctx, sglang, cache_dir, offline, fmt, focus, depth) -> None:
     from pathlib import Path
 
     opts = _merge(ctx, sglang=sglang, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
-    fmt = fmt or (ctx.obj.format if ctx.obj and ctx.obj.format in GRAPH_FORMATS else "json")
+    asked = _group_format(ctx) if fmt is None else None
+    fmt = fmt or (asked if asked in GRAPH_FORMATS else "json")
 
     def body() -> int:
+        if asked is not None and asked not in GRAPH_FORMATS:
+            raise UserError(f"graph has no {asked} format; it prints {', '.join(GRAPH_FORMATS)} (--format)")
         from flagscan.commands.common import emit_json, open_revision
         from flagscan.facts import graph as graph_facts
         from flagscan.report import gates_graph
@@ -40,6 +43,16 @@ def graph(ctx, sglang, cache_dir, offline, fmt, focus, depth) -> None:
         return Exit.OK
 
     run_guarded(body)
+
+
+def _group_format(ctx: click.Context) -> str | None:
+    """The group's --format when the user gave it (its default, text, is no request for text)."""
+    from click.core import ParameterSource
+
+    root = ctx.find_root()
+    if root.get_parameter_source("fmt") in (None, ParameterSource.DEFAULT):
+        return None
+    return ctx.obj.format if ctx.obj else None
 
 
 COMMANDS = [graph]

@@ -36,12 +36,13 @@ def _codes(values) -> tuple[str, ...]:
 @click.option("--diff", "show_diff", is_flag=True, help="Print the --fix edits as a unified diff; change nothing.")
 @click.option("--config", "config_path", metavar="FILE", default=None,
               help="Configuration file (default: nearest flagscan.toml or pyproject.toml with [tool.flagscan]).")
-@click.argument("files", nargs=-1, required=True, type=click.Path(dir_okay=False))
+@click.argument("files", nargs=-1, required=True)
 @click.pass_context
 def lint(ctx: click.Context, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda,
          model_config, model_arch, env, kind, fail_on, select, extend_select, ignore, upgrade_to, fix, show_diff,
          config_path, files) -> None:
-    """Lint SGLang launch files (systemd units, scripts, compose, Kubernetes) for a GPU."""
+    """Lint SGLang launch files (systemd units, scripts, compose, Kubernetes) for one GPU or several
+    (--gpu a,b). FILE `-` reads the launch file from stdin (with --fix, the fixed text goes to stdout)."""
     from pathlib import Path
 
     base = ctx.obj
@@ -80,10 +81,11 @@ class Request:
 
 
 def run(req: Request, opts) -> int:
+    from flagscan.commands.args_cmd import STDIN, stdin_source
     from flagscan.commands.common import emit_json, open_revision
-    from flagscan.commands.scenario import gpu_profile, model_facts, parse_env
+    from flagscan.commands.scenario import gpu_list, model_facts, parse_env
     from flagscan.config import ConfigError, load_config
-    from flagscan.lint import LintOptions, Selection, SelectionError, Target, Upgrade, all_rules, lint_files, summary
+    from flagscan.lint import LintOptions, Selection, SelectionError, Target, Upgrade, all_rules, lint_file, summary
     from flagscan.lint.fix import unified
     from flagscan.lint.gates_port import gates_module
     from flagscan.lint.select import check_prefixes
@@ -102,9 +104,12 @@ def run(req: Request, opts) -> int:
                               tuple((g, tuple(check_prefixes(c, codes))) for g, c in config.per_file_ignores))
     except SelectionError as exc:
         raise UserError(str(exc)) from None
-    gpu_spec = req.gpu or config.gpu
-    gpu_count = req.gpu_count or config.gpu_count
-    profile = gpu_profile(gpu_spec, gpu_count, req.gpu_memory, req.gpu_name, req.cuda, required=False)
+    gpu_spec = req.gpu if req.gpu is not None else config.gpu
+    gpu_count = req.gpu_count if req.gpu_count is not None else config.gpu_count
+    gpus = gpu_list(gpu_spec, gpu_count, req.gpu_memory, req.gpu_name, req.cuda, required=False)
+    if req.files.count("-") > 1:
+        raise UserError("stdin (-) can be given once")
+    stdin_text = stdin_source().text if "-" in req.files else None
     rev = open_revision(opts)
     model_config = req.model_config or config.model_config
     fixed_model = model_facts(model_config, req.model_arch, None) if (model_config or req.model_arch) else None
@@ -120,31 +125,59 @@ def run(req: Request, opts) -> int:
         later = open_revision(opts, upgrade_spec)
         upgrade = Upgrade(later.inventory, later.tree.version or upgrade_spec)
     target = Target(rev.tree.root, rev.cache_dir, rev.inventory, rev.tree.version or str(rev.tree.revision))
-    options = LintOptions(target, profile, gpu_count is not None, parse_env(req.env), model_for, selection,
-                          req.kind, upgrade, req.fix or req.show_diff)
-    results = lint_files(req.files, options)
+    fixing = req.fix or req.show_diff
+
+    def lint_all(profile, fix: bool):
+        options = LintOptions(target, profile, gpu_count is not None, parse_env(req.env), model_for, selection,
+                              req.kind, upgrade, fix)
+        return [lint_file(STDIN, options, stdin_text) if f == "-" else lint_file(f, options) for f in req.files]
+
+    labels: list[dict] | None = None
+    if len(gpus) <= 1:
+        profile = gpus[0][1] if gpus else None
+        results = lint_all(profile, fixing)
+        hardware = profile.to_json() if profile else None
+    else:
+        from flagscan.commands.lint_gpus import fix_merged, merge_gpus
+
+        profile = gpus[0][1]
+        results, labels = merge_gpus([(label, lint_all(p, False)) for label, p in gpus])
+        hardware = None
+        if fixing:
+            results = fix_merged(results, labels, [label for label, _p in gpus], rev.inventory, req.kind)
     notes = list(dict.fromkeys(n for r in results for c in r.commands for n in c.notes))
     gates = "analysed" if gates_module() is not None and profile is not None else "not analysed"
-    if req.show_diff or req.fix:
+    if fixing:
         return _fix(results, req, say, unified)
+    shown = results
+    if labels is not None:
+        from flagscan.commands.lint_gpus import with_gpu_names
+
+        shown = with_gpu_names(results, labels, [label for label, _p in gpus])
     counts = summary(results)
     diagnostics = [d for r in results for d in r.diagnostics]
     if req.fmt == "json":
-        emit_json("lint", lint_json.payload(results, counts, profile.to_json() if profile else None, notes, gates),
-                  rev)
+        doc = lint_json.payload(results, counts, hardware, notes, gates)
+        if labels is not None:
+            # Several GPUs: which of them each finding holds on, and each GPU's profile.
+            found = [g for per_file in labels for g in per_file.values()]
+            for item, names in zip(doc["diagnostics"], found):
+                item["gpus"] = list(names)
+            doc["gpus"] = {label: p.to_json() for label, p in gpus}
+        emit_json("lint", doc, rev)
     elif req.fmt == "sarif":
         import json
 
-        findings = [(d, r.path) for r in results for d in r.diagnostics]
+        findings = [(d, r.path) for r in shown for d in r.diagnostics]
         doc = sarif.document(findings, all_rules(), rev.sglang_json(), rev.tree.root,
-                             {"gates": gates, "notes": notes, "hardware": profile.to_json() if profile else None})
+                             {"gates": gates, "notes": notes, "hardware": hardware})
         click.echo(json.dumps(doc, indent=2))
     elif req.fmt == "github":
         names = {r.code: r.name for r in all_rules()}
         if diagnostics:
-            click.echo(github.render(diagnostics, names))
+            click.echo(github.render([d for r in shown for d in r.diagnostics], names))
     else:
-        text = lint_text.render(results, notes)
+        text = lint_text.render(shown, notes)
         if text:
             click.echo(text)
     say(lint_text.summary_line(counts))
@@ -155,17 +188,22 @@ def run(req: Request, opts) -> int:
 def _fix(results, req: Request, say, unified) -> int:
     from pathlib import Path
 
+    from flagscan.commands.args_cmd import STDIN
+
     changed = 0
     for r in results:
         for note in r.fix_notes:
             click.echo(f"flagscan: {note}", err=True)  # never silenced: it says what was left alone
-        if r.fixed_text is None or r.fixed_text == r.text:
+        after = r.fixed_text if r.fixed_text is not None else r.text
+        if r.path == STDIN and not req.show_diff:
+            click.echo(after, nl=False)  # a filter: the text, fixed or not, on stdout
+        if after == r.text:
             continue
         changed += 1
         if req.show_diff:
-            click.echo(unified(r.path, r.text, r.fixed_text), nl=False)
-        else:
-            Path(r.path).write_text(r.fixed_text, encoding="utf-8")
+            click.echo(unified(r.path, r.text, after), nl=False)
+        elif r.path != STDIN:
+            Path(r.path).write_text(after, encoding="utf-8")
             say(f"fixed {r.path}")
     if not changed:
         say("nothing to fix")

@@ -8,8 +8,8 @@ from typing import Any
 
 import click
 
-from flagscan.cli import Exit, UserError, _merge, run_guarded
-from flagscan.commands.scenario import scenario_options
+from flagscan.cli import Exit, LaunchArgs, UserError, _merge, run_guarded
+from flagscan.commands.scenario import gpu_list, scenario_options
 
 GATE_FORMATS = ("text", "json", "markdown")
 
@@ -86,20 +86,6 @@ def warn_parse_errors(launch: Launch) -> bool:
     return bool(launch.parse_errors)
 
 
-def gpu_list(spec: str | None, gpu_count, gpu_memory, gpu_name, cuda) -> list[tuple[str, Any]]:
-    from flagscan.commands.scenario import gpu_profile
-
-    if not spec:
-        raise UserError("--gpu is required (e.g. --gpu h200 or --gpu a100,h100,b200,rtx-pro-6000)")
-    out = []
-    for name in [s.strip() for s in spec.split(",") if s.strip()]:
-        profile = gpu_profile(name, gpu_count, gpu_memory, gpu_name, cuda)
-        if name == "auto":  # the detected GPU, named as the table knows it
-            name = f"{profile.table_entry or profile.sm} (detected)"
-        out.append((name, profile))
-    return out
-
-
 def check_flag(rev, name: str) -> str:
     """A dest or option string -> dest; an unknown one is a one-line error with did-you-mean."""
     import difflib
@@ -149,12 +135,11 @@ def gate_reports(rev, reads, gpus, launch_of, flags=None) -> dict[str, dict[str,
     return out
 
 
-@click.command("report", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": True})
+@click.command("report", cls=LaunchArgs)
 @gate_source_options(GATE_FORMATS)
 @scenario_options
 @click.option("--kind", type=click.Choice(["systemd", "shell", "compose", "k8s", "argv"]), default=None)
-@click.argument("file", required=False, type=click.Path(dir_okay=False))
-@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+@click.argument("file", required=False)
 @click.pass_context
 def report(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda, model_config,
            model_arch, env, kind, file, argv) -> None:

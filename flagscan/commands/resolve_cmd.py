@@ -4,20 +4,19 @@ from __future__ import annotations
 
 import click
 
-from flagscan.cli import Exit, UserError, _merge, _source_options, run_guarded
+from flagscan.cli import Exit, LaunchArgs, UserError, _merge, _source_options, run_guarded
 from flagscan.commands.args_cmd import read_commands
 from flagscan.commands.common import emit_json, open_revision
-from flagscan.commands.scenario import gpu_profile, model_facts, parse_env, scenario_options
+from flagscan.commands.scenario import gpu_list, model_facts, parse_env, scenario_options
 from flagscan.report import resolve_text
 
 
-@click.command("resolve", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.command("resolve", cls=LaunchArgs)
 @_source_options
 @scenario_options
 @click.option("--kind", type=click.Choice(["systemd", "shell", "compose", "k8s", "argv"]), default=None)
 @click.option("--all", "show_all", is_flag=True, help="Show every setting, not only what differs.")
-@click.argument("file", required=False, type=click.Path(dir_okay=False))
-@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+@click.argument("file", required=False)
 @click.pass_context
 def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda, model_config,
             model_arch, env, kind, show_all, file, argv) -> None:
@@ -30,30 +29,43 @@ def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
         from flagscan.inputs import parse_command
 
         commands = read_commands(file, argv, kind)
-        profile = gpu_profile(gpu, gpu_count, gpu_memory, gpu_name, cuda)
+        gpus = gpu_list(gpu, gpu_count, gpu_memory, gpu_name, cuda)
         extra_env = parse_env(env)
         rev = open_revision(opts)
-        results = []
-        for command in commands:
-            parsed = parse_command(command, rev.inventory)
-            values = {dest: v.value for dest, v in parsed.values.items()}
-            facts = model_facts(model_config, model_arch, values.get("model_path") if isinstance(values.get("model_path"), str) else None)
-            hw = _count_from_command(profile, values, gpu_count)
-            scenario = Scenario(hw, {**command.env, **extra_env}, facts)
-            resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
-            diagnostics = list(parsed.diagnostics) + knock_on_diagnostics(resolution, parsed, rev.inventory)
-            results.append((command, parsed, scenario, resolution, diagnostics))
+        parsed_all = [parse_command(command, rev.inventory) for command in commands]
+        sections = {}
+        for label, profile in gpus:
+            results = []
+            for command, parsed in zip(commands, parsed_all):
+                values = {dest: v.value for dest, v in parsed.values.items()}
+                path = values.get("model_path") if isinstance(values.get("model_path"), str) else None
+                facts = model_facts(model_config, model_arch, path)
+                hw = _count_from_command(profile, values, gpu_count)
+                scenario = Scenario(hw, {**command.env, **extra_env}, facts)
+                resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
+                diagnostics = list(parsed.diagnostics) + knock_on_diagnostics(resolution, parsed, rev.inventory)
+                results.append((command, parsed, scenario, resolution, diagnostics))
+            sections[label] = results
         if opts.format == "json":
-            payload = resolve_text.to_json(results[0], show_all=True)
-            if len(results) > 1:
-                payload["commands"] = [resolve_text.to_json(r, show_all=True) for r in results]
-            emit_json("resolve", payload, rev)
+            payloads = {label: _payload(results) for label, results in sections.items()}
+            # One GPU: the payload itself; several: one per GPU under "gpus", as report does.
+            emit_json("resolve", next(iter(payloads.values())) if len(payloads) == 1 else {"gpus": payloads}, rev)
+        elif len(sections) == 1:
+            click.echo(resolve_text.render(next(iter(sections.values())), show_all=show_all))
         else:
-            click.echo(resolve_text.render(results, show_all=show_all))
-        worst = max((d.severity.rank for r in results for d in r[4]), default=0)
+            click.echo("\n\n".join(f"== {label}\n" + resolve_text.render(results, show_all=show_all)
+                                    for label, results in sections.items()))
+        worst = max((d.severity.rank for rs in sections.values() for r in rs for d in r[4]), default=0)
         return Exit.FINDINGS if worst >= 3 else Exit.OK
 
     run_guarded(body)
+
+
+def _payload(results) -> dict:
+    payload = resolve_text.to_json(results[0], show_all=True)
+    if len(results) > 1:
+        payload["commands"] = [resolve_text.to_json(r, show_all=True) for r in results]
+    return payload
 
 
 def _count_from_command(profile, values, explicit):

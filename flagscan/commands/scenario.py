@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from typing import Any, Callable
 
 import click
 
@@ -41,6 +41,35 @@ def gpu_profile(gpu, gpu_count, gpu_memory, gpu_name, cuda, *, required: bool = 
         return profile_from_spec(gpu, count=gpu_count, memory=gpu_memory, name=gpu_name, cuda=cuda)
     except HardwareError as exc:
         raise UserError(str(exc)) from exc
+
+
+def gpu_list(spec: str | None, gpu_count, gpu_memory, gpu_name, cuda, *, required: bool = True) -> list[tuple[str, Any]]:
+    """`--gpu a,b,...` as (label, profile) pairs in the order given, each GPU once; [] when no
+    --gpu is given and none is required. The numbers are checked even without a GPU."""
+    from flagscan.hardware import HardwareError
+    from flagscan.hardware.profile import parse_memory
+
+    if gpu_count is not None and gpu_count < 1:
+        raise UserError(f"--gpu-count must be at least 1, not {gpu_count}")
+    if gpu_memory is not None:
+        try:
+            parse_memory(gpu_memory)
+        except HardwareError as exc:
+            raise UserError(str(exc)) from exc
+    if spec is None:
+        if required:
+            raise UserError("--gpu is required (e.g. --gpu h200 or --gpu a100,h100,b200,rtx-pro-6000)")
+        return []
+    names = [s.strip() for s in spec.split(",")]
+    if not all(names):
+        raise UserError(f"--gpu wants GPU names separated by commas (h200 or a100,h100), not {spec!r}")
+    out: dict[str, Any] = {}
+    for name in dict.fromkeys(names):
+        profile = gpu_profile(name, gpu_count, gpu_memory, gpu_name, cuda)
+        if name == "auto":  # the detected GPU, named as the table knows it
+            name = f"{profile.table_entry or profile.sm} (detected)"
+        out.setdefault(name, profile)
+    return list(out.items())
 
 
 def parse_env(pairs) -> dict[str, str]:

@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from flagscan.cli import Exit, UserError, _merge, _source_options, progress, run_guarded
+from flagscan.cli import Exit, LaunchArgs, UserError, _merge, _source_options, progress, run_guarded
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.commands.scenario import gpu_profile, model_facts, parse_env, scenario_options
 from flagscan.report import verify_text
@@ -14,7 +14,7 @@ from flagscan.report import verify_text
 FAIL_ON = ("gap", "surprise", "never")
 
 
-@click.command("verify", context_settings={"ignore_unknown_options": True, "allow_interspersed_args": False})
+@click.command("verify", cls=LaunchArgs)
 @_source_options
 @scenario_options
 @click.option("--url", metavar="URL", default=None,
@@ -36,8 +36,7 @@ FAIL_ON = ("gap", "surprise", "never")
 @click.option("--fail-on", type=click.Choice(FAIL_ON), default="gap", show_default=True,
               help="Exit 1 on gaps (flagscan was wrong), on gaps or surprises, or never.")
 @click.option("--kind", type=click.Choice(["systemd", "shell", "compose", "k8s", "argv"]), default=None)
-@click.argument("file", required=False, type=click.Path(dir_okay=False))
-@click.argument("argv", nargs=-1, type=click.UNPROCESSED)
+@click.argument("file", required=False)
 @click.pass_context
 def verify(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda, model_config,
            model_arch, env, url, log_file, local, python, stub_missing, timeout, api_key, fail_on, kind,

@@ -40,16 +40,19 @@ def lint_files(paths: Sequence[str], options: LintOptions) -> list[FileResult]:
     return [lint_file(p, options) for p in paths]
 
 
-def lint_file(path: str, options: LintOptions) -> FileResult:
-    from flagscan.inputs import InputError, read_launch_file
-    from flagscan.inputs.model import NO_LAUNCH
+def lint_file(path: str, options: LintOptions, text: str | None = None) -> FileResult:
+    """`text`: the file's content when it is not read from `path` (stdin)."""
+    from flagscan.inputs import InputError
+    from flagscan.inputs.model import NO_LAUNCH, Source
+    from flagscan.inputs.read import read_launch_source
     from flagscan.inputs.text import read_source
 
-    text = read_source(path).text
+    source = read_source(path) if text is None else Source.of(path, text)
+    text = source.text
     rules = [r for r in all_rules() if options.selection.enabled(r, path)]
     enabled = {r.code for r in rules}
     try:
-        commands = read_launch_file(path, kind=options.kind)
+        commands = read_launch_source(source, kind=options.kind)
     except InputError as exc:
         if not str(exc).endswith(NO_LAUNCH):
             raise
