@@ -1,9 +1,10 @@
 """source: the content-addressed tree cache (trees/<digest>/sglang/..., refs/<provider>/...).
 
 Layout under the cache dir:
-  trees/<sha256 hex>/MANIFEST.json       {"format", "digest", "files", "version"}, written last
+  trees/<sha256 hex>/MANIFEST.json       {"format", "digest", "files", "version", "entries"}, written
+                                         last; entries: relpath -> [size, mtime_ns, sha256] (manifest.py)
   trees/<sha256 hex>/sglang/**.py        only the Python files of the package
-  refs/pypi/<version>.json               {"digest", "version", "origin"}
+  refs/pypi/<version>.json               {"digest", "version", "origin", "provider"}
   refs/git/<url key>/commits/<sha>.json  {"digest", "version", "origin", "sha", "url"}
   refs/git/<url key>/tags/<tag>.json     {"sha", "url"}
   refs/file/<archive sha256>.json        a wheel/sdist given as a path
@@ -23,10 +24,13 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
+from flagscan.source import manifest as tree_manifest
+from flagscan.source.manifest import TreeCheck
 from flagscan.source.model import DIGEST_PREFIX, PACKAGE, SourceError, combine_digest, file_hash
 
 MANIFEST = "MANIFEST.json"
-FORMAT = 1
+FORMAT = 1                      # of refs
+TREE_FORMATS = (1, tree_manifest.FORMAT)
 _STALE_STAGE_S = 24 * 3600
 
 
@@ -41,12 +45,15 @@ def default_cache_dir() -> Path:
     return Path.home() / ".cache" / "flagscan"
 
 
-def _write_json_atomic(path: Path, data: dict[str, Any]) -> None:
+def _write_json_atomic(path: Path, data: dict[str, Any], *, compact: bool = False) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     fd, tmp = tempfile.mkstemp(prefix=".tmp-", dir=path.parent)
     try:
         with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            json.dump(data, fh, indent=1, sort_keys=True)
+            if compact:  # a tree manifest: read on every warm run
+                json.dump(data, fh, sort_keys=True, separators=(",", ":"))
+            else:
+                json.dump(data, fh, indent=1, sort_keys=True)
         os.replace(tmp, path)
     except BaseException:
         Path(tmp).unlink(missing_ok=True)
@@ -103,15 +110,28 @@ class Cache:
 
     # -- trees ---------------------------------------------------------------------
     def tree_status(self, digest: str) -> str:
-        """'ok', 'missing' or 'corrupt'; cheap: the manifest, its digest, and a file count."""
+        """'ok', 'missing', 'corrupt' or 'damaged' (see check_tree)."""
+        return self.check_tree(digest).status
+
+    def check_tree(self, digest: str) -> TreeCheck:
+        """A cached tree against its manifest: every file stat'ed, only changed ones hashed.
+
+        A tree whose manifest is missing, unreadable or for another digest is `corrupt`;
+        one whose files differ from the manifest is `damaged` (the files are named).
+        """
         path = self.tree_path(digest)
         if not path.exists():
-            return "missing"
+            return TreeCheck("missing")
         manifest = _read_json(path / MANIFEST)
-        if not manifest or manifest.get("digest") != digest or manifest.get("format") != FORMAT:
-            return "corrupt"
-        count = sum(len(files) for _, _, files in os.walk(path / PACKAGE))
-        return "ok" if count == manifest.get("files") else "corrupt"
+        if not manifest or manifest.get("digest") != digest or manifest.get("format") not in TREE_FORMATS:
+            return TreeCheck("corrupt")
+        found = tree_manifest.check(path, manifest, digest)
+        if found.ok and found.refreshed is not None:
+            # Stats changed but contents did not (or an older manifest): record them, so
+            # the next run stats again instead of hashing.
+            _write_json_atomic(path / MANIFEST, {**manifest, "format": tree_manifest.FORMAT,
+                                                 "entries": found.refreshed}, compact=True)
+        return found
 
     def manifest(self, digest: str) -> dict[str, Any]:
         return _read_json(self.tree_path(digest) / MANIFEST) or {}
@@ -140,9 +160,10 @@ class Cache:
             builder.discard()
             raise SourceError("the fetched source holds no Python files under sglang/")
         digest = combine_digest(builder.entries.items())
-        manifest = {"format": FORMAT, "digest": digest, "files": len(builder.entries), "version": version}
+        manifest = {"format": tree_manifest.FORMAT, "digest": digest, "files": len(builder.entries),
+                    "version": version, "entries": tree_manifest.record(builder.stage, builder.entries)}
         # The manifest is written last: a tree without a valid one is never trusted.
-        _write_json_atomic(builder.stage / MANIFEST, manifest)
+        _write_json_atomic(builder.stage / MANIFEST, manifest, compact=True)
         target = self.tree_path(digest)
         target.parent.mkdir(parents=True, exist_ok=True)
         for _ in range(3):

@@ -53,31 +53,51 @@ def _dispatch(parsed: Spec, cache: Cache, url: str, offline: bool, say: Progress
 
 
 # -- cache lookups --------------------------------------------------------------------
+# The provider a ref's namespace means, for refs written before they recorded it.
+_NAMESPACE_PROVIDER = {"pypi": "pypi", "git": "git", "file": "local"}
+
+
 def _tree(cache: Cache, spec: Spec, ref: dict[str, Any], provider: str, origin: str) -> SourceTree:
+    """A tree fetched now by `provider`."""
     digest = ref["digest"]
     return SourceTree(cache.tree_path(digest), spec.text, ref.get("version"), provider, digest, origin)
 
 
-def _cached(cache: Cache, spec: Spec, url: str) -> tuple[dict[str, Any] | None, list[str]]:
-    """(a ref whose tree is intact, descriptions of refs whose tree is corrupt or missing)."""
+def _from_cache(cache: Cache, spec: Spec, ref: dict[str, Any], namespace: str, origin: str) -> SourceTree:
+    """A tree served from the cache: its provider is where it was fetched from, `cached` says the rest."""
+    digest = ref["digest"]
+    provider = ref.get("provider") if isinstance(ref.get("provider"), str) else _NAMESPACE_PROVIDER[namespace]
+    return SourceTree(cache.tree_path(digest), spec.text, ref.get("version"), provider, digest,
+                      f"{origin} (cached in {cache.tree_path(digest)})", cached=True)
+
+
+def _damage(cache: Cache, digest: str, say: Progress) -> None:
+    """Say on stderr why a cached tree is fetched again (a damaged or corrupt one; missing is silent)."""
+    found = cache.check_tree(digest)
+    if found.status in ("damaged", "corrupt"):
+        say(f"cache: {found.describe(cache.tree_path(digest))}; fetching it again")
+
+
+def _cached(cache: Cache, spec: Spec, url: str) -> tuple[tuple[dict[str, Any], str] | None, list[str]]:
+    """((a ref whose tree is intact, its namespace), descriptions of refs whose tree is not)."""
     ukey = gitsrc.url_key(url)
-    candidates: list[dict[str, Any] | None] = []
+    candidates: list[tuple[dict[str, Any] | None, str]] = []
     if spec.git_tag:
         tag = cache.read_ref("git", ukey, "tags", spec.git_tag)
         if tag and isinstance(tag.get("sha"), str):
-            candidates.append(cache.read_ref("git", ukey, "commits", tag["sha"]))
+            candidates.append((cache.read_ref("git", ukey, "commits", tag["sha"]), "git"))
     if spec.kind is SpecKind.COMMIT:
-        candidates.extend(_commit_refs(cache, ukey, spec.value))
+        candidates.extend((ref, "git") for ref in _commit_refs(cache, ukey, spec.value))
     if spec.pypi_version:
-        candidates.append(cache.read_ref("pypi", spec.pypi_version))
+        candidates.append((cache.read_ref("pypi", spec.pypi_version), "pypi"))
     broken: list[str] = []
-    for ref in candidates:
+    for ref, namespace in candidates:
         if not ref or not isinstance(ref.get("digest"), str):
             continue
-        status = cache.tree_status(ref["digest"])
-        if status == "ok":
-            return ref, broken
-        broken.append(f"{cache.tree_path(ref['digest'])} is {status}")
+        found = cache.check_tree(ref["digest"])
+        if found.ok:
+            return (ref, namespace), broken
+        broken.append(found.describe(cache.tree_path(ref["digest"])))
     return None, broken
 
 
@@ -100,11 +120,13 @@ def _from_archive(spec: Spec, cache: Cache, say: Progress) -> SourceTree:
             h.update(block)
     key = h.hexdigest()
     ref = cache.read_ref("file", key)
-    if ref and isinstance(ref.get("digest"), str) and cache.tree_status(ref["digest"]) == "ok":
-        return _tree(cache, spec, ref, "cache", f"local: {path.name} (cached in {cache.tree_path(ref['digest'])})")
+    if ref and isinstance(ref.get("digest"), str):
+        if cache.check_tree(ref["digest"]).ok:
+            return _from_cache(cache, spec, ref, "file", f"local: {path.name}")
+        _damage(cache, ref["digest"], say)
     say(f"local: unpacking {path.name}")
     digest, version, _ = _build(cache, lambda b: extract_archive(path, b))
-    ref = {"digest": digest, "version": version, "origin": f"local: {path.name}"}
+    ref = {"digest": digest, "version": version, "origin": f"local: {path.name}", "provider": "local"}
     cache.write_ref("file", key, data=ref)
     return _tree(cache, spec, ref, "local", f"local: {path.name} ({path})")
 
@@ -123,20 +145,22 @@ def _build(cache: Cache, fill: Callable[[TreeBuilder], T],
 
 
 def _from_remote(spec: Spec, cache: Cache, url: str, offline: bool, say: Progress) -> SourceTree:
-    ref, broken = _cached(cache, spec, url)
-    if ref is not None:
-        origin = ref.get("origin") or "cache"
-        return _tree(cache, spec, ref, "cache", f"{origin} (cached in {cache.tree_path(ref['digest'])})")
+    hit, broken = _cached(cache, spec, url)
+    if hit is not None:
+        ref, namespace = hit
+        return _from_cache(cache, spec, ref, namespace, ref.get("origin") or namespace)
     if offline:
         if broken:
             raise SourceError(
-                f"the cache entry for sglang {spec.text} is corrupt ({broken[0]}) and --offline is set; "
-                f"run `flagscan sources clear` (or delete that directory) and fetch again with network"
+                f"the cache entry for sglang {spec.text} cannot be used ({broken[0]}) and --offline is set; "
+                f"run `flagscan sources fetch {spec.text}` with network to repair it"
             )
         raise SourceError(
             f"sglang {spec.text} is not in the cache ({cache.root}) and --offline is set; "
             f"run `flagscan sources fetch {spec.text}` with network"
         )
+    for why in broken:
+        say(f"cache: {why}; fetching it again")
     failures: list[str] = []
     git_error: SourceError | None = None
     try:
@@ -177,11 +201,10 @@ def _via_git(spec: Spec, cache: Cache, url: str, say: Progress) -> SourceTree:
             tag = spec.git_tag or spec.value
             sha, what, is_tag = gitsrc.resolve_ref(url, tag)
         known = cache.read_ref("git", ukey, "commits", sha)
-        if known and isinstance(known.get("digest"), str) and cache.tree_status(known["digest"]) == "ok":
+        if known and isinstance(known.get("digest"), str) and cache.check_tree(known["digest"]).ok:
             if is_tag:
                 cache.write_ref("git", ukey, "tags", what.removeprefix("refs/tags/"), data={"sha": sha, "url": url})
-            origin = known.get("origin") or f"git: {sha[:12]}"
-            return _tree(cache, spec, known, "cache", f"{origin} (cached in {cache.tree_path(known['digest'])})")
+            return _from_cache(cache, spec, known, "git", known.get("origin") or f"git: {sha[:12]}")
         tag_version = spec.pypi_version
         # A git checkout has no generated _version.py: fall back to a static pyproject
         # version, then to the release the tag names.
@@ -194,7 +217,7 @@ def _via_git(spec: Spec, cache: Cache, url: str, say: Progress) -> SourceTree:
         gitsrc.remove_workdir(workdir)
     label = what.removeprefix("refs/tags/").removeprefix("refs/heads/")
     origin = f"git: {label} ({sha[:12]}) from {url}" if label != sha else f"git: {sha[:12]} from {url}"
-    ref = {"digest": digest, "version": version, "origin": origin, "sha": sha, "url": url}
+    ref = {"digest": digest, "version": version, "origin": origin, "sha": sha, "url": url, "provider": "git"}
     cache.write_ref("git", ukey, "commits", sha, data=ref)
     if is_tag:
         cache.write_ref("git", ukey, "tags", label, data={"sha": sha, "url": url})
@@ -208,6 +231,6 @@ def _via_pypi(spec: Spec, version: str, cache: Cache, say: Progress, *, because:
         say(f"pypi: unpacking {dist.name}")
         digest, found, _ = _build(cache, lambda b: extract_archive(dist, b), lambda _: version)
     origin = f"pypi: {dist.name}"
-    ref = {"digest": digest, "version": found, "origin": origin}
+    ref = {"digest": digest, "version": found, "origin": origin, "provider": "pypi"}
     cache.write_ref("pypi", version, data=ref)
     return _tree(cache, spec, ref, "pypi", f"{origin} (git failed: {because})")

@@ -33,9 +33,10 @@ class SourceTree:
     root: Path
     revision: str
     version: str | None
-    provider: str
+    provider: str        # where the tree was fetched from: git, pypi, local, installed
     digest: str
     served_by: str
+    cached: bool = False  # served from the cache (fetched by `provider` on an earlier run)
 
     @property
     def package_dir(self) -> Path:
@@ -47,6 +48,7 @@ class SourceTree:
             "version": self.version,
             "provider": self.provider,
             "digest": self.digest,
+            "cached": self.cached,
         }
 
 

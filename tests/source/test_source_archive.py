@@ -22,7 +22,7 @@ def test_wheel_file_is_unpacked_and_cached(tmp_path: Path, cache_dir: Path) -> N
     assert not (tree.root / "tools").exists()
     assert tree.digest == from_directory(TINY, "tiny").digest
     again = get_source(str(wheel), cache_dir=cache_dir)
-    assert again.provider == "cache" and again.digest == tree.digest
+    assert not tree.cached and again.cached and again.provider == "local" and again.digest == tree.digest
 
 
 @pytest.mark.parametrize("prefix", ["sglang-0.0.1/", "sglang-main/python/"])

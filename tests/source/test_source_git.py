@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import subprocess
 import sys
 import time
@@ -31,7 +32,8 @@ def test_by_tag(git_server: GitServer, cache_dir: Path) -> None:
     assert tree.served_by.startswith("git: v0.0.1")
     kept = sorted(p.relative_to(tree.root).as_posix() for p in (tree.root / "sglang").rglob("*") if p.is_file())
     assert kept == ["sglang/__init__.py", "sglang/srt/__init__.py", "sglang/srt/server_args.py", "sglang/version.py"]
-    assert tree.to_json() == {"revision": "v0.0.1", "version": "0.0.1", "provider": "git", "digest": tree.digest}
+    assert tree.to_json() == {"revision": "v0.0.1", "version": "0.0.1", "provider": "git", "digest": tree.digest,
+                              "cached": False}
 
 
 def test_by_release_number_uses_v_tag(git_server: GitServer, cache_dir: Path) -> None:
@@ -53,7 +55,7 @@ def test_second_call_is_a_cache_hit_without_git(git_server: GitServer, cache_dir
     _forbid_git(monkeypatch)
     for spec in ("0.0.1", "v0.0.1", git_server.sha1, git_server.sha1[:8]):
         hit = get_source(spec, cache_dir=cache_dir, git_url=git_server.url)
-        assert hit.provider == "cache"
+        assert hit.provider == "git" and hit.cached
         assert hit.digest == first.digest and hit.root == first.root and hit.version == "0.0.1"
         assert hit.revision == spec
         assert "cached in" in hit.served_by
@@ -102,22 +104,22 @@ def test_tree_without_manifest_is_corrupt_offline_and_refetched_online(
     with pytest.raises(SourceError) as err:
         get_source("0.0.1", cache_dir=cache_dir, git_url=git_server.url, offline=True)
     text = assert_one_line(err.value)
-    assert "corrupt" in text and "flagscan sources clear" in text
+    assert "corrupt" in text and "flagscan sources fetch 0.0.1" in text
     again = get_source("0.0.1", cache_dir=cache_dir, git_url=git_server.url)
     assert again.provider == "git" and again.digest == tree.digest
     assert Cache(cache_dir).tree_status(tree.digest) == "ok"
 
 
-def test_altered_manifest_or_missing_file_is_corrupt(git_server: GitServer, cache_dir: Path) -> None:
+def test_missing_file_is_damaged_and_altered_manifest_corrupt(git_server: GitServer, cache_dir: Path) -> None:
     tree = get_source("0.0.1", cache_dir=cache_dir, git_url=git_server.url)
     cache = Cache(cache_dir)
     (tree.root / "sglang" / "version.py").unlink()
-    assert cache.tree_status(tree.digest) == "corrupt"
-    assert {e["status"] for e in list_cached(cache_dir) if e["digest"] == tree.digest} == {"corrupt"}
+    assert cache.check_tree(tree.digest).damaged == ("sglang/version.py",)
+    assert {e["status"] for e in list_cached(cache_dir) if e["digest"] == tree.digest} == {"damaged"}
     again = get_source("0.0.1", cache_dir=cache_dir, git_url=git_server.url)
-    assert again.provider == "git" and cache.verify_deep(tree.digest)
+    assert again.provider == "git" and not again.cached and cache.verify_deep(tree.digest)
     manifest = tree.root / "MANIFEST.json"
-    manifest.write_text(manifest.read_text().replace('"files": 4', '"files": 5'))
+    manifest.write_text(json.dumps({**json.loads(manifest.read_text()), "digest": "sha256:" + "0" * 64}))
     assert cache.tree_status(tree.digest) == "corrupt"
 
 
@@ -132,7 +134,7 @@ def test_offline_hit(git_server: GitServer, cache_dir: Path, monkeypatch: pytest
     get_source("v0.0.2", cache_dir=cache_dir, git_url=git_server.url)
     _forbid_git(monkeypatch)
     tree = get_source("0.0.2", cache_dir=cache_dir, git_url=git_server.url, offline=True)
-    assert tree.provider == "cache" and tree.version == "0.0.2"
+    assert tree.provider == "git" and tree.cached and tree.version == "0.0.2"
 
 
 _WORKER = """

@@ -43,7 +43,8 @@ def test_release_falls_back_to_pypi_when_git_is_unreachable(cache_dir: Path, mon
     assert "sglang==0.0.1" in fake.calls[0] and "--no-deps" in fake.calls[0]
     assert (tree.root / "sglang/srt/server_args.py").is_file()
     again = get_source("0.0.1", cache_dir=cache_dir, git_url=UNREACHABLE_URL)
-    assert again.provider == "cache" and again.digest == tree.digest and len(fake.calls) == 1
+    assert again.provider == "pypi" and again.cached and not tree.cached
+    assert again.digest == tree.digest and len(fake.calls) == 1
     offline = get_source("0.0.1", cache_dir=cache_dir, offline=True)   # default git URL: still a hit
     assert offline.served_by.startswith("pypi: sglang-0.0.1-py3-none-any.whl (cached in")
 
