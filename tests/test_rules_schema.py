@@ -46,7 +46,7 @@ def test_world_meanings_are_known() -> None:
     data = load("world")
     meanings = {v for section in ("torch", "python", "records", "sglang") for v in data[section].values()}
     prefixes = ("const:", "unknown:", "gpu.", "env.", "path.", "nvml:", "model.")
-    plain = {"partial", "decorator", "logger", "log", "package", "subprocess", "subprocess_output", "fields",
+    plain = {"partial", "decorator", "logger", "log", "package", "empty", "subprocess", "subprocess_output", "fields",
              "is_dataclass", "pure", "regex", "copy", "defstruct", "struct_fields", "struct_field", "type_hints",
              "get_origin", "get_args", "raw_setattr", "raw_getattr"}
     for meaning in meanings:

@@ -53,7 +53,10 @@ _KEY_VIEWS = {"set", "frozenset", "list", "tuple", "sorted", "len", "any", "all"
 def _pure(name: str, fn):
     def call(interp, state, args, kwargs, module, line):
         if args and isinstance(args[0], dict) and name in _KEY_VIEWS:
-            args = [list(args[0].keys()), *args[1:]]  # iterating a dict sees its keys only
+            if _open(args[0]):
+                return Unknown(f"{name}(...) of a dict with keys not known")
+            # iterating a dict sees its keys only; a key present on some paths is a Maybe
+            args = [[Maybe(k) if isinstance(v, Maybe) else k for k, v in args[0].items()], *args[1:]]
         if name in _COPIES and len(args) == 1 and not kwargs and isinstance(args[0], (list, tuple, dict)):
             # A copy keeps unknown elements as they are.
             if name == "dict" and isinstance(args[0], dict):
@@ -64,7 +67,8 @@ def _pure(name: str, fn):
             result = fn(*args)
             return list(result) if name in ("reversed", "enumerate", "zip") else result
         if any(has_unknown(a) for a in args) or any(has_unknown(v) for v in kwargs.values()):
-            if name == "len" and args and isinstance(args[0], (list, tuple, dict, set)):
+            if name == "len" and args and isinstance(args[0], (list, tuple, dict, set)) \
+                    and not any(isinstance(a, Maybe) for a in args[0]):
                 return len(args[0])
             if name in ("any", "all") and args and isinstance(args[0], (list, tuple)):
                 return _any_all(name, args[0])
@@ -74,12 +78,18 @@ def _pure(name: str, fn):
             return Unknown(f"{name}(...) of an object")
         try:
             result = fn(*args, **kwargs)
-        except Exception:
-            return Unknown(f"{name}(...) failed")
+        except Exception as exc:  # Python raises here; flagscan does not follow the raise
+            return interp.give_up(f"{name}(...) raised {type(exc).__name__}", module, line)
         if name in ("range", "reversed", "enumerate", "zip"):
             result = list(result)
         return result
     return Builtin(name, call)
+
+
+def _open(value: Any) -> bool:
+    from flagscan.evaluate.state import OPEN
+
+    return isinstance(value, dict) and OPEN in value
 
 
 def _any_all(name: str, items) -> Any:
@@ -348,6 +358,10 @@ def _maybe_entry(attr: str, key: Any, value: Any) -> Any:
 
 def method_of(base: Any, attr: str) -> Any:
     """A bound method of a plain value, evaluated only on known arguments."""
+    from flagscan.evaluate.state import OPEN
+
+    if isinstance(base, dict) and OPEN in base:
+        return _open_dict_method(base, attr)
     methods = _SAFE_METHODS.get(type(base), set())
     if attr in methods:
         bound = getattr(base, attr)
@@ -359,8 +373,8 @@ def method_of(base: Any, attr: str) -> Any:
                 return unknown_of(*args, *kwargs.values(), why=f".{attr}(...)")
             try:
                 result = bound(*args, **kwargs)
-            except Exception:
-                return Unknown(f".{attr}(...) failed")
+            except Exception as exc:  # Python raises here; flagscan does not follow the raise
+                return interp.give_up(f"{type(base).__name__}.{attr}(...) raised {type(exc).__name__}", module, line)
             if isinstance(base, dict) and attr in ("keys", "values", "items"):
                 result = [_maybe_entry(attr, k, v) for k, v in base.items()]
             elif isinstance(base, dict) and attr == "get" and isinstance(result, Maybe):
@@ -374,12 +388,56 @@ def method_of(base: Any, attr: str) -> Any:
         bound = getattr(base, attr)
 
         def mutate(interp, state, args, kwargs, module, line):
+            if isinstance(base, dict) and _unknown_keys(attr, args, kwargs):
+                from flagscan.evaluate.state import open_dict
+                # keys not known: any entry may now hold what was written, others may exist
+                open_dict(base, unknown_of(*args, *kwargs.values(), why=f".{attr}(...)"))
+                return unknown_of(*args, why=f".{attr}(...)")
+            if isinstance(base, (list, set)) and attr in ("extend", "update") and args and (
+                    isinstance(args[0], Unknown) or not isinstance(args[0], (list, tuple, set, frozenset, dict, str))):
+                return interp.give_up(f"{type(base).__name__}.{attr} of something not followed", module, line,
+                                      "the container's elements")
+            if isinstance(base, (list, set)) and attr in ("remove", "discard", "index", "pop") and has_unknown(args):
+                return interp.give_up(f"{type(base).__name__}.{attr} of an unknown element", module, line,
+                                      "the container's elements")
             try:
                 return bound(*args, **kwargs)
-            except Exception:
-                return Unknown(f".{attr}(...) failed")
+            except Exception as exc:
+                return interp.give_up(f".{attr}(...) raised {type(exc).__name__}", module, line)
         return Builtin(attr, mutate)
     return Unknown(f"{type(base).__name__}.{attr}")
+
+
+def _unknown_keys(attr: str, args, kwargs) -> bool:
+    """Whether a dict mutator writes or removes keys that are not known."""
+    if attr in ("setdefault", "pop"):
+        return bool(args) and has_unknown(args[0])
+    if attr == "update":
+        if args and not isinstance(args[0], dict):
+            return True  # pairs or a mapping not followed
+        return bool(args) and any(has_unknown(k) for k in args[0])
+    return False
+
+
+def _open_dict_method(base: dict, attr: str) -> Any:
+    """Methods of a dict written under an unknown key: what depends on its keys is unknown."""
+    from flagscan.evaluate.state import OPEN
+
+    def call(interp, state, args, kwargs, module, line):
+        if attr == "get" and args and not has_unknown(args[0]) and args[0] in base:
+            value = base[args[0]]
+            return value.value if isinstance(value, Maybe) else value
+        if attr == "copy":
+            return dict(base)
+        if attr in ("update", "setdefault"):
+            from flagscan.evaluate.state import open_dict
+            if attr == "update" and args and isinstance(args[0], dict) and not any(has_unknown(k) for k in args[0]):
+                base.update(args[0])
+                return None
+            open_dict(base, unknown_of(*args, why=f".{attr}(...)"))
+            return unknown_of(*args, why=f".{attr}(...)")
+        return unknown_of(base[OPEN], why=f".{attr}(...) of a dict with keys not known")
+    return Builtin(attr, call)
 
 
 __all__ = ["table", "method_of", "math", "BoundMethod", "FuncVal"]

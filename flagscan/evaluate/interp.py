@@ -17,7 +17,8 @@ from flagscan.evaluate.interp_call import CallsMixin, _is_exception, _memo_key  
 from flagscan.evaluate.interp_expr import ExpressionsMixin, _logger_method, _object_method  # noqa: F401
 from flagscan.evaluate.interp_ops import OperatorsMixin, _combine_options, _maybe  # noqa: F401
 from flagscan.evaluate.interp_stmt import StatementsMixin
-from flagscan.evaluate.state import Event, State, join_states
+from flagscan.evaluate.giveup import Stop, give_up
+from flagscan.evaluate.state import OPEN, Event, State, join_states, join_values, open_dict
 from flagscan.evaluate.values import (
     BoundMethod, ClassVal, ConfigView, EnumMember, External, FuncVal, LazyImport, Maybe, ModuleVal, Obj, Unknown,
     unknown_of,
@@ -52,6 +53,27 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin)
         self.declare_functions = set(self.declarations.get("functions", []))
         import os as _os
         self.trace = bool(_os.environ.get("FLAGSCAN_TRACE"))
+        # Where the interpreter could not follow the code (see giveup.py), and the
+        # statement being run, for the location of a give-up inside an expression.
+        self._stops: list[Stop] = []
+        self.line = 0
+        self.at: ModuleVal | None = None
+        # Attributes of outside objects the analysed code assigned (`torch.x.y = v`).
+        self.external_writes: dict[str, Any] = {}
+
+    @property
+    def stops(self) -> list[Stop]:
+        """Every place analysis stopped, once each, sorted."""
+        return sorted(set(self._stops), key=lambda s: (s.location, s.construct, s.what))
+
+    def give_up(self, construct: str, module: ModuleVal | None = None, line: int = 0,
+                what: str = "its value", needs: frozenset[str] | set[str] = ()) -> Unknown:
+        """The interpreter cannot follow `construct`: a Stop (raises under FLAGSCAN_STRICT=1)
+        and the Unknown that stands for what it would have computed."""
+        module = module or self.at or self.current_module
+        path = module.path if module is not None else "?"
+        give_up(self._stops, construct, f"{path}:{line or self.line}", what)
+        return Unknown(f"{construct} (not followed)", needs)
 
     def trace_unknown(self, module: ModuleVal, line: int, text: str, value: Any) -> None:
         import sys as _sys
@@ -140,22 +162,57 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin)
             obj = self.eval(target[1], state, module)
             self.setattr(obj, target[2], value, state, module, line)
         elif kind == "sub":
-            container = self.eval(target[1], state, module)
+            container = self.deref(self.eval(target[1], state, module), state)
             key = self.eval(target[2], state, module)
-            if isinstance(container, (dict, list)) and not isinstance(key, Unknown):
-                try:
-                    container[key] = value
-                except (TypeError, IndexError):
-                    pass
-            elif isinstance(container, Obj):
-                found, fn = container.cls.lookup("__setitem__")
-                if found:
-                    self.call(BoundMethod(fn, container), [key, value], {}, state, module)
+            self.store_item(container, key, value, state, module, line)
         elif kind == "tuple":
             items = self.iterate(value, state, module)
+            if items is not None and len(items) != len(target[1]):
+                items = None  # Python raises; unknown, as the element values are
+                self.give_up(f"unpacking {len(target[1])} targets from {len(self.iterate(value, state, module) or [])} "
+                             "values", module, line, "the targets")
             for i, t in enumerate(target[1]):
-                self.assign(t, items[i] if items is not None and i < len(items) else unknown_of(value, why="unpacked"),
+                self.assign(t, items[i] if items is not None else unknown_of(value, why="unpacked"),
                             state, module, line)
+        else:
+            self.give_up(f"assignment to a {kind} target", module, line, "what it assigns")
+
+    def store_item(self, container: Any, key: Any, value: Any, state: State, module: ModuleVal, line: int) -> None:
+        """`container[key] = value`. A key that is not known may be any key: every entry
+        the container holds may now be `value`, and (a dict) any other key may exist."""
+        if isinstance(container, dict):
+            if isinstance(key, Unknown) and key.options is not None and len(key.options) == 1:
+                key = key.options[0]
+            if isinstance(key, Unknown):
+                open_dict(container, value, key.needs)
+                return
+            try:
+                container[key] = value
+            except TypeError:
+                self.give_up("a dict key that cannot be hashed", module, line, "the dict")
+                open_dict(container, value)
+        elif isinstance(container, list):
+            if isinstance(key, int) and not isinstance(key, bool) and -len(container) <= key < len(container):
+                container[key] = value
+            elif isinstance(key, Unknown):
+                for i, old in enumerate(container):
+                    container[i] = join_values([old, value], "an element written at an unknown index")
+            else:
+                self.give_up(f"list index {key!r} out of range or not an int", module, line, "the list")
+                for i, old in enumerate(container):
+                    container[i] = unknown_of(old, value, why="list after a failed store")
+        elif isinstance(container, Obj):
+            found, fn = container.cls.lookup("__setitem__")
+            if found:
+                self.call(BoundMethod(fn, container), [key, value], {}, state, module)
+            else:
+                self.give_up(f"item assignment on a {container.cls.name} without __setitem__", module, line,
+                             "the object")
+        elif isinstance(container, Unknown) and container.needs:
+            pass  # an object that stands for a fact not given (a model config): not a record
+        else:
+            self.give_up(f"item assignment into {getattr(container, 'why', type(container).__name__)}",
+                         module, line, "what it may alias")
 
     def setattr(self, obj: Any, attr: str, value: Any, state: State, module: ModuleVal, line: int,
                 raw: bool = False) -> None:
@@ -171,6 +228,17 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin)
             obj.attrs[attr] = value
         elif isinstance(obj, ModuleVal):
             obj.globals[attr] = value
+        elif isinstance(obj, External):
+            self.external_writes[f"{obj.path}.{attr}"] = value
+        elif isinstance(obj, ConfigView):
+            # a config object SGLang amends (model_config.py `hf_config.context_len = ...`);
+            # the view gets its own dict, the given config.json stays as read
+            obj.data = {**obj.data, attr: value}
+        elif isinstance(obj, Unknown) and obj.needs:
+            pass  # an object that stands for a fact not given: not one of the analysed records
+        else:
+            self.give_up(f"attribute write .{attr} on {getattr(obj, 'why', type(obj).__name__)}", module, line,
+                         "what it may alias")
 
     def record(self, state: State, kind: str, module: ModuleVal, line: int, **data: Any) -> None:
         state.add_event(Event(kind, self.loc(module, line), state.function, state.conds,
@@ -185,7 +253,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin)
             return self.lookup(node[1], state, module)
         method = getattr(self, "_e_" + kind, None)
         if method is None:
-            return Unknown(self._text(node))
+            return self.give_up(f"expression kind {kind!r}", module, line)
         return method(node, state, module, line)
 
     def lookup(self, name: str, state: State, module: ModuleVal) -> Any:
@@ -211,6 +279,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin)
         if isinstance(value, (list, tuple, set, frozenset, str)):
             return list(value)
         if isinstance(value, dict):
+            if OPEN in value:
+                return None  # it may hold keys no one knows
             return [Maybe(k) if isinstance(v, Maybe) else k for k, v in value.items()]
         if isinstance(value, ConfigView):
             return list(value.data.keys())

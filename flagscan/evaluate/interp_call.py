@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flagscan.evaluate.interp_base import Budget, Dead
-from flagscan.evaluate.state import State, join_states, join_values, same
+from flagscan.evaluate.state import OPEN, State, join_states, join_values, same
 from flagscan.evaluate.values import (
     BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal, LambdaVal, Memo, ModuleVal, Obj,
     PartialVal, Raised, Unknown, has_unknown, unknown_of,
@@ -49,7 +49,7 @@ class CallsMixin:
             if isinstance(a, list) and a and a[0] == "*" and len(a) == 2 and isinstance(a[1], list):
                 items = self.iterate(self.eval(a[1], state, module, line), state, module)
                 if items is None:
-                    return Unknown(self._text(node))
+                    return self._unfollowed_call(func, node, module, line, "*")
                 args.extend(items)
             else:
                 args.append(self.eval(a, state, module, line))
@@ -57,13 +57,21 @@ class CallsMixin:
         for key, expr in node[3]:
             value = self.eval(expr, state, module, line)
             if key == "**":
-                if isinstance(value, dict):
+                if isinstance(value, dict) and OPEN not in value:
                     kwargs.update({str(k): v for k, v in value.items()})
                 else:
-                    return Unknown(self._text(node))
+                    return self._unfollowed_call(func, node, module, line, "**")
             else:
                 kwargs[key] = value
         return self.call(func, args, kwargs, state, module, node=node, line=line)
+
+    def _unfollowed_call(self, func: Any, node: Any, module: ModuleVal, line: int, star: str) -> Unknown:
+        """A call whose `*`/`**` arguments are not known is not made: analysed code it would
+        run (and what that writes) is not followed."""
+        if not isinstance(func, (External, Unknown, Builtin)):
+            return self.give_up(f"a call with {star} arguments not known ({self._text(node)[:80]})", module, line,
+                                "what the call returns or writes")
+        return Unknown(self._text(node))
 
     def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], state: State, module: ModuleVal,
              node: Any = None, line: int = 0) -> Any:
@@ -109,11 +117,11 @@ class CallsMixin:
                 return unknown_of(*args, *kwargs.values(), why=self._text(node) if node else "call")
             try:
                 return func(*args, **kwargs)
-            except Exception:
-                return Unknown(self._text(node) if node else "call")
+            except Exception as exc:  # Python raises here; flagscan does not follow the raise
+                return self.give_up(f"{self._text(node) if node else 'a call'} raised {type(exc).__name__}", module, line)
         if isinstance(func, Unknown):
             return Unknown(self._text(node) if node else func.why, func.needs)
-        return Unknown(self._text(node) if node else f"call of {type(func).__name__}")
+        return self.give_up(f"a call of a {type(func).__name__} ({self._text(node) if node else '?'})", module, line)
 
     def record_declaration(self, fn: FuncVal, args, kwargs, state: State, module: ModuleVal, line: int) -> None:
         """A declared resolution is a write of each keyword field by the named source."""
@@ -134,10 +142,12 @@ class CallsMixin:
         if override is not NotImplemented:
             return override
         if self.depth >= self.max_depth:
-            return Unknown(f"{fn.qualname}(...) (call depth)")
+            return self.give_up(f"a call of {fn.qualname} deeper than {self.max_depth} calls", fn.module,
+                                fn.ir.get("line", 0), "what it returns or writes")
         if sum(1 for _, f in self.stack if f is fn.ir) >= 3:
             # Recursion on values flagscan cannot see through would fork without end.
-            return Unknown(f"{fn.qualname}(...) (recursion)")
+            return self.give_up(f"recursion of {fn.qualname} beyond 3 levels", fn.module, fn.ir.get("line", 0),
+                                "what it returns or writes")
         local = self.bind_params(fn, args, kwargs, state)
         saved_locals, saved_conds, saved_fn = state.locals, state.conds, state.function
         saved_closure = getattr(state, "closure", None)
@@ -151,6 +161,8 @@ class CallsMixin:
             outcomes = self.exec_block(fn.ir["body"], state, fn.module)
         except Budget:
             self.notes.append(f"{fn.qualname}: analysis budget exhausted")
+            self.give_up(f"the step budget ({self.call_budget}) in {fn.qualname}", fn.module, fn.ir.get("line", 0),
+                         "what it returns or writes")
             outcomes = [("return", state, Unknown(f"{fn.qualname}(...) (budget)"))]
         finally:
             self.depth -= 1

@@ -6,7 +6,7 @@ import operator
 from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp_base import PLAIN, Dead, truth
-from flagscan.evaluate.state import State, join_values
+from flagscan.evaluate.state import OPEN, State, join_states, join_values
 from flagscan.evaluate.values import (
     BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, EnvView, ExcVal, External, FuncVal, GenericAlias, LambdaVal,
     LoggerVal, Maybe, ModuleVal, Obj, SuperVal, Unknown, has_unknown, unknown_of,
@@ -20,7 +20,7 @@ class ExpressionsMixin:
     """Expressions of the Interpreter: attributes, subscripts, literals, comprehensions."""
 
     def _e_unk(self, node, state, module, line):
-        return Unknown(node[1])
+        return self.give_up(f"an expression flagscan does not model ({node[1][:80]})", module, line)
 
     def _e_a(self, node, state, module, line):
         base = self.eval(node[1], state, module, line)
@@ -79,7 +79,8 @@ class ExpressionsMixin:
         if isinstance(base, External):
             if base.path == "builtins.object" and attr in ("__getattribute__", "__setattr__", "__init__", "__new__", "__delattr__"):
                 return Builtin(f"object.{attr}", _object_method(attr))
-            return self.world.external_attr(base, attr)
+            written = self.external_writes.get(f"{base.path}.{attr}", _NOTHING)
+            return self.world.external_attr(base, attr) if written is _NOTHING else written
         if isinstance(base, ConfigView):
             return self.world.config_attr(base, attr)
         if isinstance(base, EnvView):
@@ -147,13 +148,39 @@ class ExpressionsMixin:
         return {"-": operator.neg, "+": operator.pos, "~": operator.invert}[op](value)
 
     def _e_ifx(self, node, state, module, line):
-        t = truth(self.eval(node[1], state, module, line))
+        test = self.eval(node[1], state, module, line)
+        t = truth(test)
         if t is True:
             return self.eval(node[2], state, module, line)
         if t is False:
             return self.eval(node[3], state, module, line)
-        return join_values([self.eval(node[2], state, module, line), self.eval(node[3], state, module, line)],
-                           self._text(node[1]))
+        # `a if test else b` on an unknown test: each side on its own path (what either
+        # writes or raises happens on that path only), then both joined, as for `if`
+        text = self._text(node[1])
+        other = state.fork()
+        other.assumptions = other.assumptions + (f"not ({text})",)
+        state.assumptions = state.assumptions + (text,)
+        needs = test.needs if isinstance(test, Unknown) else frozenset()
+        if needs:
+            self.assumed_needs[text] = self.assumed_needs.get(text, frozenset()) | needs
+            self.assumed_needs[f"not ({text})"] = self.assumed_needs[text]
+        paths = []
+        for s, branch in ((state, node[2]), (other, node[3])):
+            try:
+                paths.append((s, self.eval(branch, s, module, line)))
+            except Dead:
+                pass
+        if other.raised:
+            state.raised.extend(other.raised)
+            other.raised = []
+        if not paths:
+            raise Dead()
+        joined = join_states([s for s, _ in paths], text)
+        state.adopt(joined)
+        value = paths[0][1] if len(paths) == 1 else join_values([v for _, v in paths], text)
+        if isinstance(value, Unknown) and needs and len(paths) > 1:
+            value = Unknown(value.why, value.needs | needs, value.options, value.truth)
+        return value
 
     def _e_sub(self, node, state, module, line):
         base = self.eval(node[1], state, module, line)
@@ -192,10 +219,13 @@ class ExpressionsMixin:
             if isinstance(base, (ClassVal, External, Builtin, GenericAlias)):
                 return GenericAlias(base, index if isinstance(index, tuple) else (index,))
             return unknown_of(base, index, why=self._text(node) if node else "subscript")
+        if isinstance(base, dict) and OPEN in base and not _has_key(base, index):
+            return unknown_of(base[OPEN], why=self._text(node) if node else "subscript")
         try:
             value = base[index]
-        except Exception:
-            return Unknown(self._text(node) if node else "subscript")
+        except (KeyError, IndexError, TypeError) as exc:
+            # Python raises here; flagscan does not follow the raise
+            return self.give_up(f"{type(exc).__name__} in {self._text(node) if node else 'a subscript'}", module)
         # A key present on some paths only is read where code found it present.
         return value.value if isinstance(value, Maybe) and isinstance(base, dict) else value
 
@@ -234,8 +264,10 @@ class ExpressionsMixin:
             if key_ir is None:
                 if isinstance(value, dict):
                     out.update(value)
+                elif isinstance(value, Unknown):
+                    return unknown_of(value, why="dict merge with unknown")
                 else:
-                    return Unknown("dict merge with unknown")
+                    return self.give_up(f"a ** merge of a {type(value).__name__}", module, line)
                 continue
             key = self.eval(key_ir, state, module, line)
             if isinstance(key, Unknown):
@@ -243,7 +275,7 @@ class ExpressionsMixin:
             try:
                 out[key] = value
             except TypeError:
-                return Unknown("unhashable key")
+                return self.give_up("an unhashable dict key", module, line)
         return out
 
     def _e_fstr(self, node, state, module, line):
@@ -323,6 +355,16 @@ class ExpressionsMixin:
         value = self.eval(node[2], state, module, line)
         state.locals[node[1]] = value
         return value
+
+
+_NOTHING = object()
+
+
+def _has_key(d: dict, key: Any) -> bool:
+    try:
+        return key in d
+    except TypeError:
+        return False
 
 
 def _object_method(name: str):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flagscan.evaluate.interp_base import PLAIN, _BIN, _CMP, falsy_unknown, truth
-from flagscan.evaluate.state import same
+from flagscan.evaluate.state import OPEN, same
 from flagscan.evaluate.values import (
     Builtin, ClassVal, ConfigView, EnumMember, EnvView, External, GenericAlias, Maybe, Unknown, has_unknown, unknown_of,
 )
@@ -31,13 +31,17 @@ class OperatorsMixin:
             if op == "+" and isinstance(left, (list, tuple)) and type(left) is type(right):
                 return left + right
             return unknown_of(left, right, why=f"{op} on unknown")
+        if isinstance(left, External) or isinstance(right, External):
+            # a value from outside the tree that the world does not give: unknown, not a defect
+            path = left.path if isinstance(left, External) else right.path
+            return Unknown(f"{op} on {path}", {f"runtime:{path}"})
         fn = _BIN.get(op)
         if fn is None:
-            return Unknown(f"operator {op}")
+            return self.give_up(f"operator {op}")
         try:
             return fn(left, right)
-        except Exception:
-            return Unknown(f"{op} failed")
+        except Exception as exc:  # Python raises here; flagscan does not follow the raise
+            return self.give_up(f"{type(left).__name__} {op} {type(right).__name__} raised {type(exc).__name__}")
 
     def _e_bin(self, node, state, module, line):
         return self.binop(node[1], self.eval(node[2], state, module, line), self.eval(node[3], state, module, line))
@@ -100,18 +104,19 @@ class OperatorsMixin:
             return opts if opts is not None else unknown_of(left, right, why=f"comparison with unknown")
         if isinstance(left, EnumMember) or isinstance(right, EnumMember):
             eq = left == right
-            return eq if op == "==" else (not eq if op == "!=" else Unknown("enum ordering"))
+            return eq if op == "==" else (not eq if op == "!=" else self.give_up("ordering of enum members"))
         if has_unknown(left) or has_unknown(right):
             return unknown_of(left, right, why="comparison with unknown")
         if not isinstance(left, PLAIN) or not isinstance(right, PLAIN):
             if op in ("==", "!="):
                 eq = left is right
                 return eq if op == "==" else not eq
-            return Unknown("comparison of objects")
+            return self.give_up(f"ordering {op} of {type(left).__name__} and {type(right).__name__}")
         try:
             return _CMP[op](left, right)
-        except Exception:
-            return Unknown(f"comparison {op} failed")
+        except Exception as exc:  # Python raises here; flagscan does not follow the raise
+            return self.give_up(f"comparison {op} of {type(left).__name__} and {type(right).__name__} raised "
+                                f"{type(exc).__name__}")
 
     def membership(self, item: Any, container: Any, positive: bool) -> Any:
         if isinstance(container, EnvView):
@@ -132,6 +137,8 @@ class OperatorsMixin:
         try:
             if isinstance(container, dict):
                 found = item in container
+                if not found and OPEN in container:
+                    return Unknown(f"{item!r} in a dict written under an unknown key")
                 if found and isinstance(container[item], Maybe):
                     return Unknown(f"{item!r} present on some paths")
             else:
@@ -145,7 +152,7 @@ class OperatorsMixin:
                 else:
                     found = False
         except TypeError:
-            return Unknown("membership failed")
+            return self.give_up(f"membership in a {type(container).__name__} raised TypeError")
         return found if positive else not found
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flagscan.evaluate.interp_base import PLAIN, Budget, Dead, truth
-from flagscan.evaluate.state import State, join_states
+from flagscan.evaluate.state import State, join_states, widen
 from flagscan.evaluate.values import (
     BoundMethod, Builtin, ClassVal, EnumMember, ExcVal, External, FuncVal, LazyImport, Maybe, ModuleVal, Obj,
     PartialVal, Unknown,
@@ -37,9 +37,13 @@ class StatementsMixin:
         if self.steps > self.call_budget:
             raise Budget()
         kind = stmt[0]
+        if isinstance(stmt[1], int):
+            self.line, self.at = stmt[1], module
         try:
             handler = getattr(self, "_s_" + kind)
         except AttributeError:
+            self.give_up(f"statement kind {kind!r}", module, stmt[1] if isinstance(stmt[1], int) else 0,
+                         "what it does")
             return [("next", state, None)]
         try:
             outcomes = handler(stmt, state, module)
@@ -54,8 +58,15 @@ class StatementsMixin:
     def _s_pass(self, stmt, state, module):
         return [("next", state, None)]
 
-    _s_del = _s_pass
-    _s_unk = _s_pass
+    def _s_unk(self, stmt, state, module):
+        self.give_up(f"a statement flagscan does not model ({stmt[2] if len(stmt) > 2 else '?'})", module, stmt[1],
+                     "what it does")
+        return [("next", state, None)]
+
+    def _s_del(self, stmt, state, module):
+        # The lowered IR keeps no targets of `del`: what it removes is not followed.
+        self.give_up("a del statement", module, stmt[1], "what it deletes")
+        return [("next", state, None)]
 
     def _s_break(self, stmt, state, module):
         return [("break", state, None)]
@@ -258,11 +269,15 @@ class StatementsMixin:
             outcomes = self.exec_block(body, state, module)
             nexts = [s for k, s, _ in outcomes if k in ("next", "continue", "break")] + [skip]
             rest = [o for o in outcomes if o[0] in ("return", "raise")]
-            return [("next", join_states(nexts, "loop"), None)] + rest
+            return [("next", widen(join_states(nexts, "loop"), skip), None)] + rest
         current: State | None = state
         finished: list[State] = []
         results: list[tuple[str, State, Any]] = []
-        for item in iterable[:2000]:
+        if len(iterable) > 2000:
+            iterable = None
+            self.give_up(f"a loop over {len(iterable or [])} elements", module, line, "what the loop writes")
+            return self._s_for(stmt[:3] + [["unk", "a long iterable"]] + stmt[4:], state, module)
+        for item in iterable:
             if current is None:
                 break
             skipped = None
@@ -304,18 +319,24 @@ class StatementsMixin:
                 current = None
                 break
             if t is None:
-                exits.append(current.fork())
+                entry = current.fork()
+                exits.append(entry)
             outcomes = self.exec_block(body, current, module)
             exits.extend(s for k, s, _ in outcomes if k == "break")
             results.extend(o for o in outcomes if o[0] in ("return", "raise"))
             conts = [s for k, s, _ in outcomes if k in ("next", "continue")]
             current = join_states(conts, "loop") if conts else None
             if t is None:
+                # one more pass on an unknown test stands for any number of them
                 if current is not None:
                     exits.append(current)
                 current = None
+                if exits:
+                    results.append(("next", widen(join_states(exits, "loop"), entry), None))
+                return results
         if current is not None:
-            exits.append(current)
+            self.give_up("a while loop that ran 200 passes", module, line, "what the loop writes")
+            exits.append(widen(current, state))
         if exits:
             results.append(("next", join_states(exits, "loop"), None))
         return results

@@ -15,6 +15,34 @@ from flagscan.evaluate.values import Maybe, Unknown
 MAX_OPTIONS = 8
 
 
+class _Open:
+    """The key of a dict that marks it open: after `d[k] = v` with `k` unknown, any
+    key may be present; `d[OPEN]` is what such a key may hold."""
+
+    __slots__ = ()
+
+    def __repr__(self) -> str:
+        return "<any other key>"
+
+
+OPEN = _Open()
+
+
+def open_dict(d: dict, value: Any, needs: frozenset[str] = frozenset()) -> None:
+    """`d[unknown] = value`: each entry d held may now be `value`; other keys may exist.
+    `needs`: what would decide the key."""
+    for k in list(d):
+        if k is not OPEN:
+            old = d[k]
+            inner = old.value if isinstance(old, Maybe) else old
+            joined = join_values([inner, value], "an entry written under an unknown key")
+            if isinstance(joined, Unknown) and needs:
+                joined = Unknown(joined.why, joined.needs | needs, joined.options, joined.truth)
+            d[k] = Maybe(joined) if isinstance(old, Maybe) else joined
+    # another key is absent (a KeyError) or holds `value`: nothing certain
+    d[OPEN] = Unknown("a key written as unknown", frozenset(getattr(value, "needs", ())) | needs)
+
+
 @dataclass(eq=False)
 class Event:
     """Something that happened on a path: a field write, a log call, a rejection."""
@@ -275,6 +303,28 @@ def join_states(states: list[State], why: str) -> State:
     else:
         modified = candidates
     return State(heap, local, assumptions, base.conds, chain, set(), [], base.function, set(), modified, outer)
+
+
+def widen(joined: State, before: State) -> State:
+    """After a loop whose passes are not counted (an unknown iterable or test): a value
+    the body changed may have changed any number of times, so its options are not
+    the only ones (`n += 1` once is not `n` in {0, 1})."""
+    for key, value in list(joined.locals.items()):
+        if isinstance(value, Unknown) and value.options is not None and not same(value, before.locals.get(key)):
+            joined.locals[key] = Unknown(value.why, value.needs, None, value.truth)
+    for oid, attrs in list(joined.heap.items()):
+        old = before.heap.get(oid)
+        if attrs is old:
+            continue
+        changed = {k: v for k, v in attrs.items() if isinstance(v, Unknown) and v.options is not None
+                   and not same(v, (old or {}).get(k))}
+        if changed:
+            fresh = dict(attrs)
+            for k, v in changed.items():
+                fresh[k] = Unknown(v.why, v.needs, None, v.truth)
+            joined.heap[oid] = fresh
+            joined.modified.add(oid)
+    return joined
 
 
 def _common_prefix(seqs: list[tuple[str, ...]]) -> tuple[str, ...]:

@@ -139,6 +139,8 @@ class World:
             return None if meaning == "nvml:none" else 0
         if meaning.startswith(("const:", "unknown:")):
             return self.meaning_value(meaning, path)
+        if meaning == "empty":
+            return []
         if meaning == "gpu.present":
             return gpu.vendor in ("nvidia", "amd")
         if meaning == "gpu.capability":

@@ -1,0 +1,127 @@
+"""Writes the interpreter cannot pin down make what they may have touched unknown."""
+
+from __future__ import annotations
+
+import pytest
+
+from flagscan.evaluate.values import Maybe, Unknown
+from flagscan.strict import GaveUp
+from tests.evaluate.helpers import options, run
+
+ENV = {"env_open": True}
+
+
+def test_a_store_under_an_unknown_key_may_have_replaced_any_entry(tmp_path):
+    value, _ = run(tmp_path, '''
+import os
+def main():
+    d = {"a": 1}
+    d[os.environ.get("K")] = 5
+    return d["a"], d.get("b"), "b" in d
+''', **ENV)
+    a, b, has_b = value
+    assert options(a) == {1, 5}          # was 1, certain
+    assert options(b) is None            # was None, certain
+    assert isinstance(has_b, Unknown)    # was False, certain
+    assert "env:K" in a.needs
+
+
+def test_update_and_setdefault_with_unknown_keys_open_the_dict(tmp_path):
+    value, _ = run(tmp_path, '''
+import os
+def main():
+    d = {"a": 1}
+    e = {"a": 1}
+    d.update({os.environ.get("K"): 2})
+    e.setdefault(os.environ.get("K"), 3)
+    return d["a"], len(e)
+''', **ENV)
+    assert isinstance(value[0], Unknown)   # was 1, certain: the update may have replaced it
+    assert options(value[1]) is None      # was 1, certain
+
+
+def test_a_store_at_an_unknown_list_index_may_have_replaced_any_element(tmp_path):
+    value, _ = run(tmp_path, '''
+import os
+def main():
+    items = [1, 2]
+    items[int(os.environ.get("I"))] = 9
+    return items
+''', **ENV)
+    assert [options(v) for v in value] == [{1, 9}, {2, 9}]
+
+
+def test_a_ternary_on_an_unknown_test_runs_each_side_on_its_own_path(tmp_path):
+    value, _ = run(tmp_path, '''
+import os
+def main():
+    seen = []
+    t = os.environ.get("X")
+    picked = seen.append(1) if t else 2
+    return seen, 1 if t else 2
+''', **ENV)
+    seen, picked = value
+    assert len(seen) == 1 and isinstance(seen[0], Maybe)   # was [1]: the append ran on both paths
+    assert options(picked) == {1, 2} and "env:X" in picked.needs
+
+
+def test_a_loop_over_an_unknown_iterable_may_run_any_number_of_times(tmp_path):
+    value, _ = run(tmp_path, '''
+import os
+def main():
+    n = 0
+    for _ in os.environ.get("L"):
+        n = n + 1
+    return n, n > 3
+''', **ENV)
+    n, big = value
+    assert options(n) is None and isinstance(big, Unknown)   # was n in {0, 1} and n > 3 certain False
+
+
+def test_an_outside_attribute_written_reads_back_what_was_written(tmp_path):
+    value, _ = run(tmp_path, '''
+import torch
+def main():
+    torch.backends.flag_for_test = 7
+    return torch.backends.flag_for_test
+''')
+    assert value == 7
+
+
+def test_a_write_through_an_object_not_followed_is_a_stop(tmp_path):
+    value, interp = run(tmp_path, '''
+def main():
+    holder = (lambda: 1)
+    holder.attr = 2
+    return 1
+''')
+    assert value == 1
+    assert [(s.location, s.construct.split(" on ")[0]) for s in interp.stops] == [
+        ("sglang/srt/mod.py:4", "attribute write .attr")]
+
+
+def test_strict_mode_raises_where_the_interpreter_gives_up(tmp_path, monkeypatch):
+    source = '''
+def gen():
+    x = yield 1
+    return x
+
+def main():
+    return gen()
+'''
+    monkeypatch.delenv("FLAGSCAN_STRICT", raising=False)
+    _, interp = run(tmp_path / "a", source)
+    assert [s.location for s in interp.stops] == ["sglang/srt/mod.py:3"]
+    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+    with pytest.raises(GaveUp, match="analysis stopped at sglang/srt/mod.py:3"):
+        run(tmp_path / "b", source)
+
+
+def test_a_fact_not_given_is_not_a_give_up(tmp_path, monkeypatch):
+    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+    value, interp = run(tmp_path, '''
+import os
+def main():
+    return 1 if os.environ.get("X") else 2
+''', **ENV)
+    assert options(value) == {1, 2} and interp.stops == []
