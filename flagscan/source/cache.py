@@ -29,8 +29,7 @@ from flagscan.source.manifest import TreeCheck
 from flagscan.source.model import DIGEST_PREFIX, PACKAGE, SourceError, combine_digest, file_hash
 
 MANIFEST = "MANIFEST.json"
-FORMAT = 1                      # of refs
-TREE_FORMATS = (1, tree_manifest.FORMAT)
+FORMAT = 1
 _STALE_STAGE_S = 24 * 3600
 
 
@@ -123,14 +122,13 @@ class Cache:
         if not path.exists():
             return TreeCheck("missing")
         manifest = _read_json(path / MANIFEST)
-        if not manifest or manifest.get("digest") != digest or manifest.get("format") not in TREE_FORMATS:
+        if not manifest or manifest.get("digest") != digest or manifest.get("format") != FORMAT:
             return TreeCheck("corrupt")
         found = tree_manifest.check(path, manifest, digest)
         if found.ok and found.refreshed is not None:
             # Stats changed but contents did not (or an older manifest): record them, so
             # the next run stats again instead of hashing.
-            _write_json_atomic(path / MANIFEST, {**manifest, "format": tree_manifest.FORMAT,
-                                                 "entries": found.refreshed}, compact=True)
+            _write_json_atomic(path / MANIFEST, {**manifest, "entries": found.refreshed}, compact=True)
         return found
 
     def manifest(self, digest: str) -> dict[str, Any]:
@@ -160,7 +158,7 @@ class Cache:
             builder.discard()
             raise SourceError("the fetched source holds no Python files under sglang/")
         digest = combine_digest(builder.entries.items())
-        manifest = {"format": tree_manifest.FORMAT, "digest": digest, "files": len(builder.entries),
+        manifest = {"format": FORMAT, "digest": digest, "files": len(builder.entries),
                     "version": version, "entries": tree_manifest.record(builder.stage, builder.entries)}
         # The manifest is written last: a tree without a valid one is never trusted.
         _write_json_atomic(builder.stage / MANIFEST, manifest, compact=True)

@@ -18,7 +18,8 @@ from typing import Any
 
 from flagscan.source.model import PACKAGE, combine_digest, file_hash
 
-FORMAT = 2          # 1: {"files": count} only (no per-file entries); upgraded when served
+# The manifest stays format 1 with "entries" added, so that an older flagscan sharing the
+# cache still accepts these trees (and the entries it does not write are added when served).
 Entries = dict[str, list[Any]]   # relpath -> [size, mtime_ns, sha256 hex]
 
 
@@ -83,7 +84,7 @@ def _hash(path: Path) -> str | None:
 def check(path: Path, manifest: dict[str, Any], digest: str) -> TreeCheck:
     """Compare a tree on disk with its manifest; hashes only files whose stat changed."""
     entries = manifest.get("entries")
-    if manifest.get("format") == 1 or not isinstance(entries, dict):
+    if not isinstance(entries, dict):
         return _check_unrecorded(path, manifest, digest)
     seen = _stat_tree(path)
     damaged = sorted(set(seen) ^ set(entries))  # added or missing files

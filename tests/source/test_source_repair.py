@@ -98,7 +98,7 @@ def test_a_tree_cached_without_file_entries(git_server: GitServer, cache_dir: Pa
     tree = get_source("0.0.1", cache_dir=cache_dir, git_url=git_server.url)
     manifest = tree.root / MANIFEST
     old = {k: v for k, v in json.loads(manifest.read_text()).items() if k != "entries"}
-    manifest.write_text(json.dumps({**old, "format": 1}))
+    manifest.write_text(json.dumps(old))
     if damaged:
         _damage(tree.root)
     found = Cache(cache_dir).check_tree(tree.digest)
