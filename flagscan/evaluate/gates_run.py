@@ -12,6 +12,7 @@ from flagscan.extract.irstore import ModuleStore
 from flagscan.evaluate.values import Unknown
 from flagscan.evaluate.world import ModelFacts, World
 from flagscan.facts.flags import Inventory
+from flagscan.facts.render import conjunction
 from flagscan.hardware import GpuProfile
 
 
@@ -82,8 +83,7 @@ def _needs_order(need: str) -> tuple[int, str]:
 
 def read_json(rv) -> dict[str, Any]:
     live = {True: "live", False: "dead", None: "unknown"}[rv.live]
-    shown = [f"({g.guard.shown})" if " or " in g.guard.shown and len(rv.guards) > 1 else g.guard.shown for g in rv.guards]
-    data = {"location": rv.read.location, "condition": " and ".join(shown) or "always",
+    data = {"location": rv.read.location, "condition": conjunction(g.guard.shown for g in rv.guards) or "always",
             "live": live, "function": rv.read.function or "<module>", "callers": rv.callers}
     if rv.read.via:
         data["via"] = rv.read.via

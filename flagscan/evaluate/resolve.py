@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import ast
+import re
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -12,6 +14,7 @@ from flagscan.evaluate.values import (
 )
 from flagscan.evaluate.world import World
 from flagscan.facts.flags import Inventory, UnknownValue
+from flagscan.facts.render import conjunction
 from flagscan.ruledata import load
 
 
@@ -77,9 +80,44 @@ class Resolution:
     rejections: list[Rejection]
     notes: list[str]
     completed: bool  # resolution ran to its end on at least one path
+    # the record's private fields (`_..._explicitly_set`): bookkeeping, never shown as settings
+    private: dict[str, Setting] = field(default_factory=dict)
 
     def adjusted(self) -> dict[str, Setting]:
         return {k: s for k, s in self.settings.items() if s.origin == "adjusted"}
+
+
+class _Resolver(Interpreter):
+    """The interpreter, with each field write attributed to the code that made it.
+
+    A record class with its own `__setattr__` (SGLang 0.5.18's read-only guard ends in
+    `object.__setattr__(self, name, value)`) performs every write inside that special
+    method; the handler whose `self.x = ...` called it, with that handler's conditions
+    and line, is the cause, not the hook. So while a special method of the written
+    object's own class runs on behalf of an assignment, writes it records carry the
+    assigning frame."""
+
+    def __init__(self, *args: Any, **kwargs: Any) -> None:
+        super().__init__(*args, **kwargs)
+        self._writers: list[tuple[str, str, tuple[str, ...], str]] = []  # hook, function, conds, location
+
+    def setattr(self, obj: Any, attr: str, value: Any, state: State, module: ModuleVal, line: int,
+                raw: bool = False) -> None:
+        hook = obj.cls.lookup("__setattr__")[1] if isinstance(obj, Obj) and not raw else None
+        if not isinstance(hook, FuncVal):
+            return super().setattr(obj, attr, value, state, module, line, raw)
+        self._writers.append((hook.ir["name"], state.function, state.conds, self.loc(module, line)))
+        try:
+            return super().setattr(obj, attr, value, state, module, line, raw)
+        finally:
+            self._writers.pop()
+
+    def record(self, state: State, kind: str, module: ModuleVal, line: int, **data: Any) -> None:
+        if kind == "write" and self._writers and state.function == self._writers[-1][0]:
+            _, function, conds, location = self._writers[-1]
+            state.add_event(Event(kind, location, function, conds, state.assumptions, **data))
+            return
+        super().record(state, kind, module, line, **data)
 
 
 def jsonable(value: Any) -> Any:
@@ -104,7 +142,7 @@ def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: Wor
             rules: dict[str, Any] | None = None) -> Resolution:
     """`user_values`: dest -> value for the flags the launch command gives."""
     rules = rules or load("resolution")
-    interp = Interpreter(store, world, declarations=rules.get("declarations"))
+    interp = _Resolver(store, world, declarations=rules.get("declarations"))
     state = State({}, {})
     module = interp.import_module(rules["entry"]["module"], state)
     if not isinstance(module, ModuleVal):
@@ -139,17 +177,19 @@ def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: Wor
     final_state = state if completed else _last_state(raised, state)
     final = _final_values(interp, rules, record, final_state, module) if isinstance(record, Obj) else None
     fallback = _fallback_cause(store, rules, notes) if final is not None else None
-    settings = _settings(interp, inventory, user_values, record, final_state, final)
+    every = _settings(interp, inventory, user_values, record, final_state, final)
+    # a field whose name starts with "_" is the record's private bookkeeping, not a setting
+    settings = {k: v for k, v in every.items() if not k.startswith("_")}
+    private = {k: v for k, v in every.items() if k.startswith("_")}
     if final is not None and isinstance(record, Obj):
         _attribute_stash(interp, rules, record, final_state, settings)
     if fallback is not None and isinstance(record, Obj):
         _attribute_fallbacks(interp, rules, record, final_state, module, settings, inventory)
-    return Resolution(settings, _dedupe(rejections), notes, completed)
+    return Resolution(settings, _dedupe(rejections), notes, completed, private)
 
 
 def _fallback_cause(store, rules: dict[str, Any], notes: list[str]) -> str | None:
     """rules' cause for values the result function falls back to, if its body was reviewed."""
-    import ast
     import hashlib
 
     spec = rules.get("result_fallback")
@@ -285,12 +325,23 @@ def _namespace(interp: Interpreter, inventory: Inventory, user_values: dict[str,
     """argparse's Namespace: every dest with its default, then what the user gave."""
     cls = ClassVal("Namespace", module, None, [])
     attrs: dict[str, Any] = {}
-    for flag in inventory.flags:
-        if flag.dest not in attrs:
-            default = flag.default
-            attrs[flag.dest] = Unknown(f"default of {flag.dest}") if isinstance(default, UnknownValue) else default
+    for dest, default in flag_defaults(inventory).items():
+        attrs[dest] = Unknown(f"default of {dest}") if isinstance(default, UnknownValue) else default
     attrs.update(_converted(interp, inventory, user_values, state, module))
     return interp.new_obj(cls, state, attrs)
+
+
+def flag_defaults(inventory: Inventory) -> dict[str, Any]:
+    """dest -> the default argparse puts on the Namespace: the first option of that dest
+    whose default is not `argparse.SUPPRESS` (SUPPRESS means "set no attribute", as a
+    deprecated alias sharing its replacement's dest declares it). A dest every option of
+    which suppresses is absent, and the record's field default applies."""
+    suppress = load("cli").get("primitives", {}).get("values", {}).get("argparse.SUPPRESS")
+    out: dict[str, Any] = {}
+    for flag in inventory.flags:
+        if flag.dest not in out and not (isinstance(flag.default, str) and flag.default == suppress):
+            out[flag.dest] = flag.default
+    return out
 
 
 _PLAIN_TYPES = {None, "str", "int", "float", "bool"}
@@ -353,28 +404,62 @@ def _settings(interp, inventory: Inventory, user_values: dict[str, Any], record:
     for e in events:
         if e.kind == "write" and e.oid == record.oid:
             writes.setdefault(e.attr, []).append(e)
-    dests = {f.dest: f for f in inventory.flags}
+    defaults = flag_defaults(inventory)
+    translated = _translations(inventory, user_values)
     out: dict[str, Setting] = {}
-    for name in initial:  # the record's fields (underscore-prefixed ones included)
+    for name in initial:
         value = materialize(final.get(name, initial[name]), state)
         start = materialize(initial[name], state)
-        flag = dests.get(name)
-        default = flag.default if flag is not None else start
-        given = name in user_values
+        default = defaults.get(name, start)
+        given, user_value = name in user_values, user_values.get(name)
+        first: list[Cause] = []
+        translation = _translation(writes.get(name, []), translated.get(name, ())) if not given else None
+        if translation is not None:
+            # a deprecated flag the user gave, which SGLang turned into this one: the value
+            # it wrote is the user's, and what later steps do to it is judged against that
+            given, user_value, start = True, materialize(translation.value, state), materialize(translation.value, state)
+            first = [_cause(translation, logs)]
         certain = not has_unknown(value)
         changed = not same(value, start) if certain and not has_unknown(start) else bool(writes.get(name))
-        causes = [_cause(e, logs) for e in writes.get(name, []) if _counts(e, value)]
+        causes = [_cause(e, logs) for e in writes.get(name, []) if _counts(e, value) and e is not translation]
         if changed and (certain or causes):
             origin = "adjusted"
         else:
             origin = "user" if given else "default"
-        setting = Setting(name, value, default, origin, certain, user_values.get(name), given, causes if origin == "adjusted" else [])
+        because = first + (causes if origin == "adjusted" else [])
+        setting = Setting(name, value, default, origin, certain, user_value, given, because)
         if isinstance(value, Unknown):
             setting.needs = sorted(value.needs)
             if value.options is not None:
                 setting.options = list(value.options)
         out[name] = setting
     return out
+
+
+def _translations(inventory: Inventory, user_values: dict[str, Any]) -> dict[str, tuple[str, ...]]:
+    """replacement dest -> the deprecated dests the user gave that name it as their
+    replacement (`--enable-flashinfer-allreduce-fusion`, "use
+    --flashinfer-allreduce-fusion-backend=auto instead")."""
+    by_option = {o: f.dest for f in inventory.flags for o in f.options}
+    out: dict[str, set[str]] = {}
+    for flag in inventory.flags:
+        if not (flag.deprecated and flag.replacement and flag.dest in user_values):
+            continue
+        for option in re.findall(r"--[\w-]+", flag.replacement):
+            dest = by_option.get(option)
+            if dest is not None and dest != flag.dest:
+                out.setdefault(dest, set()).add(flag.dest)
+    return {k: tuple(sorted(v)) for k, v in out.items()}
+
+
+def _translation(writes: list[Event], deprecated: tuple[str, ...]) -> Event | None:
+    """The last write to a replacement made under a test of the deprecated flag (SGLang's
+    translation `if self.old: self.new = ...`): data flow, not a per-flag table."""
+    found = None
+    for write in writes:
+        if any(re.search(rf"\b{re.escape(d)}\b", cond) for cond in write.conds for d in deprecated):
+            found = write
+    return found
 
 
 def materialize(value: Any, state: State, depth: int = 0) -> Any:
@@ -407,15 +492,49 @@ def _cause(write: Event, logs: list[Event]) -> Cause:
     for log in logs:
         if log.function == write.function and log.conds == write.conds:
             message = _text(log.message)
-    return Cause(write.location, write.function, " and ".join(write.conds), message, not write.assumptions)
+    return Cause(write.location, write.function, conjunction(write.conds), message, not write.assumptions)
+
+
+_PLACEHOLDER = re.compile(r"\{([^{}]+)\}")
 
 
 def _text(message: Any) -> str | None:
+    """A message as SGLang would print it. An f-string with parts flagscan could not
+    evaluate comes back with those parts as `{expr}` (the known parts filled in); each
+    shows as `<name>` (the attribute or name it reads), never as a raw template."""
     if isinstance(message, Unknown):
-        return message.why
+        return _PLACEHOLDER.sub(_placeholder, message.why)
     if message is None:
         return None
     return str(message)
+
+
+def _placeholder(match: re.Match[str]) -> str:
+    try:
+        node = ast.parse(match.group(1).strip(), mode="eval").body
+    except SyntaxError:
+        return match.group(0)
+    if not any(isinstance(n, ast.Name) for n in ast.walk(node)):
+        return match.group(0)  # a rendered literal (`{'a', 'b'}`), not a template part
+    if isinstance(node, ast.Attribute):
+        return f"<{node.attr}>"
+    if isinstance(node, ast.Name):
+        return f"<{node.id}>"
+    return f"<{ast.unparse(node)}>"
+
+
+def _rejection_message(exc: Any, message: Any) -> str:
+    """A bare `assert test` raises with no message: say that the test fails, rather than
+    show the test's source text as if it were SGLang's message."""
+    text = _text(message) or ""
+    if isinstance(exc, ExcVal) and exc.type_name == "AssertionError" and isinstance(message, str):
+        try:
+            node = ast.parse(text, mode="eval").body
+        except SyntaxError:
+            return text
+        if not isinstance(node, ast.Constant):
+            return f"assertion `{text}` fails"
+    return text
 
 
 def _rejection(state: State, exc: Any) -> Rejection:
@@ -425,8 +544,8 @@ def _rejection(state: State, exc: Any) -> Rejection:
     return Rejection(
         location=event.location if event else "?",
         handler=event.function if event else "?",
-        condition=" and ".join(event.conds) if event else "",
-        message=_text(message) or "",
+        condition=conjunction(event.conds) if event else "",
+        message=_rejection_message(exc, message),
         certain=not state.assumptions,
         exception=exc.type_name if isinstance(exc, ExcVal) else "Exception",
         needs=needs + [f"assumed: {a}" for a in state.assumptions][:5],

@@ -8,7 +8,8 @@ flagscan/facts/reads.py) shows its original text; `await x` (a call of
 
 from __future__ import annotations
 
-from typing import Any
+import ast
+from typing import Any, Iterable
 
 _PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8,
          "+": 9, "-": 9, "*": 10, "/": 10, "//": 10, "%": 10, "**": 12}
@@ -75,6 +76,36 @@ def _r(n: Any) -> str:
     if k == "*":
         return "*" + _r(n[1])
     return "<expr>"
+
+
+def conjunction(parts: Iterable[str]) -> str:
+    """Source texts of nested conditions (`if A or B:` containing `if D:`) as one condition,
+    `(A or B) and D`: a part that binds more loosely than `and` (`or`, a conditional
+    expression, a lambda) is parenthesised."""
+    return " and ".join(_operand(p) for p in parts if p)
+
+
+def _operand(text: str) -> str:
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        # Not Python (an interpreter note): parenthesise when it might bind loosely.
+        loose = any(word in f" {text} " for word in (" or ", " if ", " lambda ", ":="))
+        return f"({text})" if loose else text
+    loose = isinstance(node, (ast.IfExp, ast.Lambda)) or (
+        isinstance(node, ast.BoolOp) and isinstance(node.op, ast.Or))
+    return f"({text})" if loose and not _wrapped(text.strip()) else text
+
+
+def _wrapped(text: str) -> bool:
+    """`(a or b)` already carries its parentheses (`(a) or (b)` does not)."""
+    if not (text.startswith("(") and text.endswith(")")):
+        return False
+    try:
+        ast.parse(text[1:-1], mode="eval")
+    except SyntaxError:
+        return False
+    return True
 
 
 def _paren(n: Any) -> str:

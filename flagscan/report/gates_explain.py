@@ -4,6 +4,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from flagscan.facts.render import conjunction
+
 
 def collect(tree_reads, inventory, dest: str) -> dict[str, Any]:
     """Plain facts about one setting (no evaluation): who writes it, who reads it, what it steers."""
@@ -36,7 +38,7 @@ def render(dest: str, facts: dict[str, Any], verdicts: dict[str, dict[str, Any]]
         lines.append(f"  options: {', '.join(flag['options'])}; default: {flag['default']!r}")
     lines.append(f"├─ set by resolution ({len(facts['writes'])} writes, in order)")
     for w in facts["writes"]:
-        cond = " and ".join(w["conditions"]) or "always"
+        cond = conjunction(w["conditions"]) or "always"
         lines.append(f"│   ├─ {w['location']} in {w['handler']}: = {w['value']}")
         lines.append(f"│   │    when {cond[:240]}")
     lines.append(f"├─ read at run time ({len(facts['reads'])} reads)")
