@@ -7,6 +7,8 @@ from pathlib import Path
 from typing import Any
 
 from flagscan.evaluate.resolve import Resolution, resolve
+from flagscan.extract import ExtractionError
+from flagscan.strict import give_up
 from flagscan.evaluate.values import Unknown
 from flagscan.evaluate.world import ModelError, ModelFacts, World, load_model
 from flagscan.facts.flags import Inventory, UnknownValue
@@ -39,11 +41,20 @@ def predict(root: Path, cache_dir: Path | None, inventory: Inventory, values: di
     model_path = given.get("model_path") if isinstance(given.get("model_path"), str) else None
     world = World(scenario.gpu, dict(scenario.env), scenario.model, model_path)
     try:
-        return resolve(ModuleStore(root, cache_dir), inventory, given, world)
+        resolution = resolve(ModuleStore(root, cache_dir), inventory, given, world)
     except (RecursionError, MemoryError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
-        # Code flagscan cannot follow degrades to "unknown", never to a crash.
-        return Resolution({}, [], [f"resolution could not be followed ({type(exc).__name__}: {exc}); "
-                                   "every setting is unknown"], False)
+        # A defect in flagscan while following the code: said, never an empty answer.
+        note = give_up(f"{type(exc).__name__}: {exc}", "SGLang's resolution could not be followed")
+        raise ResolutionError(f"{note}; no setting can be predicted") from exc
+    if not resolution.settings:
+        why = "; ".join(resolution.notes) or "it produced no setting"
+        raise ResolutionError(f"SGLang's resolution could not be followed ({why}); no setting can be predicted")
+    return resolution
 
 
-__all__ = ["ModelError", "ModelFacts", "Resolution", "Scenario", "load_model", "predict"]
+class ResolutionError(ExtractionError):
+    """The resolution produced no settings: the commands say so in one line and exit 2
+    (an ExtractionError: SGLang's source could not be read as a resolution)."""
+
+
+__all__ = ["ModelError", "ModelFacts", "Resolution", "ResolutionError", "Scenario", "load_model", "predict"]

@@ -38,6 +38,7 @@ def knock_on_diagnostics(resolution: Resolution, parsed, inventory: Inventory) -
         out.append(Diagnostic(code, severity, f"SGLang {verb}: {r.message}", None, where,
                               (Evidence(r.location, r.condition),),
                               {"exception": r.exception, "needs": r.needs}))
+    out.extend(stopped_diagnostics(resolution, where))
     for dest, s in resolution.settings.items():
         if s.origin != "adjusted":
             continue
@@ -60,4 +61,16 @@ def knock_on_diagnostics(resolution: Resolution, parsed, inventory: Inventory) -
                                   else f"knock-on: {dest} becomes {_show(s.value)} (default {_show(s.default)}) because {why}",
                                   dest, _blame(s, parsed, where), evidence,
                                   {"value": jsonable(s.value), "traced": bool(s.because)}))
+    return out
+
+
+def stopped_diagnostics(resolution: Resolution, where: FileLocation | None) -> list[Diagnostic]:
+    """Each place the interpreter could not follow SGLang's code (FS402), sorted: what it
+    stopped on and what that leaves unknown."""
+    out = []
+    for stop in sorted(resolution.stops, key=lambda s: (s.location, s.construct, s.what)):
+        out.append(Diagnostic("FS402", Severity.WARNING,
+                              f"analysis stopped at {stop.location}: {stop.construct}; {stop.what} is unknown",
+                              None, where, (Evidence(stop.location, stop.construct),),
+                              {"construct": stop.construct, "unknown": stop.what}))
     return out

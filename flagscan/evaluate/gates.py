@@ -19,6 +19,7 @@ from flagscan.evaluate.interp import Budget, Dead, truth
 from flagscan.evaluate.state import State
 from flagscan.evaluate.values import Unknown
 from flagscan.facts.reads import CallSite, FileFacts, Guard, Read, reads_in, transform
+from flagscan.strict import give_up
 
 SELF = "self"
 
@@ -154,8 +155,9 @@ class GateEvaluator:
             value = self.interp.eval(ir, state, module)
         except (Dead, Budget, RecursionError):
             return None, frozenset({f"runtime:{_short(test)}"})
-        except Exception:  # an interpreter gap is an unknown, never a verdict
-            return None, frozenset({f"runtime:{_short(test)}"})
+        except Exception as exc:  # an interpreter gap is an unknown, never a verdict; said in its needs
+            give_up(f"{type(exc).__name__}: {exc}", f"guard {_short(test)}")
+            return None, frozenset({f"stopped:{type(exc).__name__} evaluating {_short(test)}"})
         return _truth(value, test)
 
     # -- reads ---------------------------------------------------------------------------

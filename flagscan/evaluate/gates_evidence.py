@@ -17,6 +17,7 @@ from flagscan.evaluate.state import State
 from flagscan.evaluate.values import Unknown
 from flagscan.facts.reads import FileFacts, Guard, transform
 from flagscan.facts.render import render
+from flagscan.strict import give_up
 
 
 def names_in(test: Any) -> list[str]:
@@ -119,8 +120,9 @@ def guard_evidence(interp, facts: FileFacts, guard: Guard) -> list[dict[str, Any
 def _value(interp, module, name: str) -> Any:
     try:
         value = interp.eval(["n", name], State({}, {}), module)
-    except Exception:
-        return "unknown"
+    except Exception as exc:  # said, never a silent "unknown"
+        give_up(f"{type(exc).__name__}: {exc}", f"evaluating {name}")
+        return f"unknown (flagscan could not evaluate it: {type(exc).__name__})"
     if isinstance(value, Unknown):
         t = truth(value)  # `env_flag and is_hip()`: the value is unknown, its truth is not
         return "unknown" if t is None else f"unknown value, {'true' if t else 'false'} here"

@@ -15,6 +15,7 @@ from typing import Any
 from flagscan.evaluate.interp import Interpreter
 from flagscan.evaluate.state import State
 from flagscan.evaluate.values import ClassVal, FuncVal, ModuleVal, Unknown
+from flagscan.strict import give_up
 
 
 class GateInterpreter(Interpreter):
@@ -59,7 +60,8 @@ class GateInterpreter(Interpreter):
             self.top_level()
         try:
             module = self.import_module(facts.module, self._state)
-        except Exception:  # an interpreter gap in one module is unknowns there, not a crash
+        except Exception as exc:  # an interpreter gap in one module is unknowns there (needs module:X), not a crash
+            give_up(f"{type(exc).__name__}: {exc}", f"importing {facts.module}")
             return None
         return module if isinstance(module, ModuleVal) else None
 

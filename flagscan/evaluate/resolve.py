@@ -82,6 +82,8 @@ class Resolution:
     completed: bool  # resolution ran to its end on at least one path
     # the record's private fields (`_..._explicitly_set`): bookkeeping, never shown as settings
     private: dict[str, Setting] = field(default_factory=dict)
+    # where the interpreter could not follow SGLang's code (flagscan.evaluate.giveup.Stop)
+    stops: list[Any] = field(default_factory=list)
 
     def adjusted(self) -> dict[str, Setting]:
         return {k: s for k, s in self.settings.items() if s.origin == "adjusted"}
@@ -185,7 +187,8 @@ def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: Wor
         _attribute_stash(interp, rules, record, final_state, settings)
     if fallback is not None and isinstance(record, Obj):
         _attribute_fallbacks(interp, rules, record, final_state, module, settings, inventory)
-    return Resolution(settings, _dedupe(rejections), notes, completed, private)
+    stops = list(getattr(interp, "stops", []))
+    return Resolution(settings, _dedupe(rejections), notes, completed, private, stops)
 
 
 def _fallback_cause(store, rules: dict[str, Any], notes: list[str]) -> str | None:

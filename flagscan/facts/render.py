@@ -11,6 +11,8 @@ from __future__ import annotations
 import ast
 from typing import Any, Iterable
 
+from flagscan.strict import give_up
+
 _PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8,
          "+": 9, "-": 9, "*": 10, "/": 10, "//": 10, "%": 10, "**": 12}
 _CMPTXT = {"notin": "not in", "isnot": "is not"}
@@ -19,8 +21,9 @@ _CMPTXT = {"notin": "not in", "isnot": "is not"}
 def render(node: Any) -> str:
     try:
         return _r(node)
-    except Exception:  # a malformed node must never break a report
-        return "<expr>"
+    except Exception as exc:  # a malformed node must never break a report; said in the text
+        give_up(f"{type(exc).__name__}: {exc}", "rendering an expression")
+        return f"<expression not rendered: {type(exc).__name__}>"
 
 
 def _r(n: Any) -> str:

@@ -12,11 +12,13 @@ from pathlib import Path
 from typing import Any
 
 from flagscan.diagnostics import Diagnostic, FileLocation, Severity
+from flagscan.extract import ExtractionError
 from flagscan.lint import suppress
 from flagscan.lint.context import Context, Target, Upgrade
 from flagscan.lint.model import CommandResult, FileResult, Rule
 from flagscan.lint.registry import all_rules
 from flagscan.lint.select import Selection
+from flagscan.strict import give_up
 
 NO_LAUNCH_CODE = "FS010"
 UNUSED_CODE = "FS902"
@@ -118,8 +120,10 @@ def _run(ctx: Context, rules: list[Rule]) -> list[Diagnostic]:
     for rule in rules:
         try:
             out.extend(rule.check(ctx))
+        except ExtractionError:
+            raise  # the revision (or its resolution) cannot be read at all: one line, exit 2
         except Exception as exc:  # a defect in one rule must not hide the others' findings
-            ctx.notes.append(f"{rule.code} could not run: {type(exc).__name__}: {exc}")
+            ctx.notes.append(give_up(f"{type(exc).__name__}: {exc}; its findings are missing", f"{rule.code} could not run"))
     return out
 
 

@@ -21,6 +21,7 @@ def to_json(result, show_all: bool = True) -> dict[str, Any]:
         "rejections": [r.to_json() for r in resolution.rejections],
         "diagnostics": [d.to_json() for d in diagnostics],
         "completed": resolution.completed,
+        "stopped": [s.to_json() for s in sorted(resolution.stops, key=lambda s: (s.location, s.construct, s.what))],
         "notes": resolution.notes,
     }
 
@@ -55,6 +56,8 @@ def render(results, show_all: bool = False) -> str:
                     lines.append(f"        says: {c.message[:200]}")
             if s.needs:
                 lines.append(f"      needs: {', '.join(s.needs)}")
+        for stop in sorted(resolution.stops, key=lambda s: (s.location, s.construct, s.what)):
+            lines.append(f"  analysis stopped at {stop.location}: {stop.construct}; {stop.what} is unknown")
         for d in parsed.diagnostics:
             lines.append(f"  {d.severity.value} {d.code}: {d.message}")
     return "\n".join(lines)

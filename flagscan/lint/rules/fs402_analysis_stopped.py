@@ -1,0 +1,43 @@
+"""Analysis stopped: flagscan could not follow part of SGLang's resolution, so what it computes is unknown.
+
+## What it does
+Reports each place where flagscan's interpreter gave up on SGLang's code while
+resolving the command (a construct it does not model, recursion or a loop deeper
+than it follows, a call whose arguments it cannot see, an error inside flagscan),
+with the SGLang location and what that leaves unknown.
+
+## Why is this bad?
+Every other finding is only as complete as the analysis behind it: a setting written
+past the stopping point may differ from what flagscan shows, and a check there may
+refuse the command. Saying where analysis stopped keeps a partial answer from
+passing for a complete one.
+
+## Example
+```
+--model-path m --debug-depth 1
+```
+(the resolution recurses deeper than flagscan follows: `debug_depth` is unknown.)
+
+## Use instead
+Nothing to change in the command; treat the settings it names as unknown, or check
+them with `flagscan verify --local` on a machine with SGLang installed:
+```
+--model-path m
+```
+"""
+
+from flagscan.diagnostics import Severity
+from flagscan.lint.model import Example
+
+CODE = "FS402"
+NAME = "analysis-stopped"
+SEVERITY = Severity.WARNING
+MESSAGE = "analysis stopped at {location}: {construct}; {unknown} is unknown"
+NEEDS = ("resolution",)
+
+VALID = (Example("--model-path m"),)
+INVALID = (Example("--model-path m --debug-depth 1", expect=("FS402",)),)
+
+
+def check(ctx):
+    return [d for d in ctx.knock_on if d.code == CODE]
