@@ -261,7 +261,8 @@ class StatementsMixin:
 
     def _s_for(self, stmt, state, module):
         _, line, target, iter_ir, body, orelse = stmt
-        iterable = self.iterate(self.eval(iter_ir, state, module, line=line), state, module)
+        raw = self.eval(iter_ir, state, module, line=line)
+        iterable = self.iterate(raw, state, module)
         if iterable is None:
             # Unknown iteration: one pass with an unknown element, joined with none.
             skip = state.fork()
@@ -269,7 +270,15 @@ class StatementsMixin:
             outcomes = self.exec_block(body, state, module)
             nexts = [s for k, s, _ in outcomes if k in ("next", "continue", "break")] + [skip]
             rest = [o for o in outcomes if o[0] in ("return", "raise")]
-            return [("next", widen(join_states(nexts, "loop"), skip), None)] + rest
+            after = widen(join_states(nexts, "loop"), skip)
+            if any(k == "return" for k, _s, _v in rest):
+                # the body may return on an element not known: what follows the loop runs
+                # only when none did, which is as unknown as the elements are
+                text = f"the loop over {self._text(iter_ir)} ended without returning"
+                after.assumptions = after.assumptions + (text,)
+                self.assumed_needs[text] = self.assumed_needs.get(text, frozenset()) | (
+                    raw.needs if isinstance(raw, Unknown) else frozenset())
+            return [("next", after, None)] + rest
         current: State | None = state
         finished: list[State] = []
         results: list[tuple[str, State, Any]] = []

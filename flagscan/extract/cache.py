@@ -55,7 +55,7 @@ def engine_version() -> str:
     """code_version() plus the evaluator's code: the key of cached verdicts (not of facts)."""
     h = hashlib.sha256(code_version().encode())
     evaluate = Path(__file__).resolve().parent.parent / "evaluate"
-    for path in sorted(evaluate.glob("*.py")):
+    for path in sorted(evaluate.rglob("*.py")):
         h.update(path.name.encode())
         h.update(path.read_bytes())
     return h.hexdigest()[:16]

@@ -1,0 +1,114 @@
+"""evaluate: the startup phase of one launch command (library entry point), cached per scenario.
+
+The resolution is run again here, by an interpreter that also follows the startup
+code (flagscan/evaluate/startup/run.py), because the startup entry needs the
+resolved record and the heap it lives on, not just the settings' values. The
+result is cached under `<cache>/facts/startup/` keyed by flagscan's engine, the
+tree, the command's values and the scenario, so a warm lint pays nothing.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+from pathlib import Path
+from typing import Any
+
+from flagscan.evaluate.interp_base import Dead
+from flagscan.evaluate.startup.run import GlobalWrites, StartupRaise, SurvivalTracking, StartupResult, StartupWrite, run_entries, \
+    startup_world
+from flagscan.evaluate.state import State
+from flagscan.evaluate.values import ClassVal, ModuleVal, Obj, Unknown
+from flagscan.ruledata import load
+
+
+def predict_startup(root: Path, cache_dir: Path | None, inventory, values: dict[str, Any], scenario) -> StartupResult:
+    """The startup phase for a parsed command (`values`: dest -> value) on a Scenario."""
+    from flagscan.evaluate import user_values
+    from flagscan.evaluate.resolve import _namespace, _Resolver, jsonable
+    from flagscan.evaluate.world import World
+    from flagscan.extract.irstore import ModuleStore
+
+    given = user_values(values)
+    key = _key(root, given, scenario, jsonable)
+    path = Path(cache_dir) / "facts" / "startup" / f"{key}.json" if cache_dir is not None else None
+    hit = _read(path)
+    if hit is not None:
+        return hit
+    rules, srules = load("resolution"), load("startup")
+    model_path = given.get("model_path") if isinstance(given.get("model_path"), str) else None
+    world = startup_world(World(scenario.gpu, dict(scenario.env), scenario.model, model_path), Path(root), srules)
+
+    class Interp(SurvivalTracking, GlobalWrites, _Resolver):
+        pass
+
+    interp = Interp(ModuleStore(root, cache_dir), world, declarations=rules.get("declarations"))
+    state = State({}, {})
+    result = StartupResult()
+    module = interp.import_module(rules["entry"]["module"], state)
+    record_cls = interp.deref(module.globals.get(rules["entry"]["class"]), state) \
+        if isinstance(module, ModuleVal) else None
+    if not isinstance(record_cls, ClassVal):
+        result.stopped.append(f"{rules['entry']['module']}.{rules['entry']['class']} not found: startup not followed")
+        return result
+    namespace = _namespace(interp, inventory, given, state, module)
+    constructor = interp.getattr(record_cls, rules["entry"]["constructor"], state, module)
+    try:
+        record = interp.call(constructor, [namespace], {}, state, module)
+        for method in rules["entry"].get("then_call", []):
+            found, fn = record.cls.lookup(method) if isinstance(record, Obj) else (False, None)
+            if found:
+                interp.call(interp.bind(fn, record, state, module), [], {}, state, module)
+    except Dead:
+        record = None
+    if not isinstance(record, Obj):
+        result.stopped.append("the resolution does not complete on any path: startup not reached")
+        return result
+    state.raised = []
+    result = run_entries(interp, state, record, srules)
+    if path is not None:
+        _write(path, result, jsonable)
+    return result
+
+
+def _key(root: Path, given: dict[str, Any], scenario, jsonable) -> str:
+    from flagscan.extract.cache import engine_version
+    from flagscan.extract.reads import _listing
+
+    h = hashlib.sha256(engine_version().encode())
+    for rel, st in _listing(Path(root)):
+        h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    model = scenario.model.config if scenario.model is not None else None
+    doc = {"values": {k: repr(v) if isinstance(v, Unknown) else jsonable(v) for k, v in sorted(given.items())},
+           "gpu": scenario.gpu.to_json(), "env": scenario.env, "model": model,
+           "rules": load("startup"), "complete": scenario.model.complete if scenario.model is not None else None}
+    h.update(json.dumps(doc, sort_keys=True, default=str).encode())
+    return h.hexdigest()[:32]
+
+
+def _write(path: Path, result: StartupResult, jsonable) -> None:
+    from flagscan.extract.cache import write_json
+
+    doc = {"rejections": [r.to_json() for r in result.rejections],
+           "writes": {d: {"value": jsonable(w.value), "known": not isinstance(w.value, Unknown), "location": w.location,
+                          "handler": w.handler, "condition": w.condition, "certain": w.certain}
+                      for d, w in result.writes.items()},
+           "completed": result.completed, "stopped": result.stopped, "run_dependent": result.run_dependent,
+           "steps": result.steps}
+    write_json(path, doc)
+
+
+def _read(path: Path | None) -> StartupResult | None:
+    if path is None or not path.is_file():
+        return None
+    try:
+        doc = json.loads(path.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    rejections = [StartupRaise(r["location"], r["handler"], r["exception"], r["message"], r["condition"],
+                               r["certain"], tuple(r.get("needs", ())), r["entry"], r["phase"])
+                  for r in doc["rejections"]]
+    writes = {d: StartupWrite(d, w["value"] if w["known"] else Unknown(f"{d} (changed at startup)", {"runtime:" + d}),
+                              w["location"], w["handler"], w["condition"], w["certain"])
+              for d, w in doc["writes"].items()}
+    return StartupResult(rejections, writes, doc["completed"], doc["stopped"], doc["run_dependent"], doc["steps"])

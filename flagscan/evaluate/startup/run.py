@@ -1,0 +1,337 @@
+"""evaluate: the startup phase: SGLang's own startup code run abstractly on the resolved settings.
+
+After the resolution (flagscan/evaluate/resolve.py) has produced the ServerArgs
+record, the startup entry of rules/startup.toml (the TP worker, which builds the
+ModelConfig and the ModelRunner: model class of the architecture, attention
+backend, communicators, CUDA graphs) is constructed by the same three-valued
+interpreter, on the same heap. What it raises is a startup rejection: certain when
+no unknown test was assumed on its path, possible when every assumed test needs
+only facts an operator can give (rules/startup.toml [needs]), and otherwise counted
+as depending on the run (sockets, torch.distributed, tensors), not reported. What
+it writes to the record is a setting changed at startup.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from pathlib import Path
+from typing import Any
+
+from flagscan.evaluate.gates_store import _globals_in
+from flagscan.evaluate.interp_base import Budget, Dead
+from flagscan.evaluate.state import State
+from flagscan.evaluate.values import ClassVal, ExcVal, FuncVal, LazyImport, ModuleVal, Obj, Unknown
+from flagscan.evaluate.world import World
+from flagscan.facts.render import conjunction
+from flagscan.ruledata import load
+
+
+@dataclass(frozen=True, slots=True)
+class StartupRaise:
+    location: str
+    handler: str
+    exception: str
+    message: str
+    condition: str
+    certain: bool
+    needs: tuple[str, ...]
+    entry: str
+    phase: str = "startup"
+
+    def to_json(self) -> dict[str, Any]:
+        data: dict[str, Any] = {"location": self.location, "handler": self.handler, "condition": self.condition,
+                                "message": self.message, "certain": self.certain, "exception": self.exception,
+                                "phase": self.phase, "entry": self.entry}
+        if self.needs:
+            data["needs"] = list(self.needs)
+        return data
+
+
+@dataclass(frozen=True, slots=True)
+class StartupWrite:
+    dest: str
+    value: Any
+    location: str
+    handler: str
+    condition: str
+    certain: bool
+
+
+@dataclass(slots=True)
+class StartupResult:
+    rejections: list[StartupRaise] = field(default_factory=list)
+    writes: dict[str, StartupWrite] = field(default_factory=dict)
+    completed: bool = False        # the entry returned on at least one path
+    stopped: list[str] = field(default_factory=list)  # where the analysis could not go on, and why
+    run_dependent: int = 0         # possible raises that depend on the run, not on the configuration
+    steps: int = 0
+
+
+class _Registries:
+    """Registry functions answered from the tree's files (rules/startup.toml [[registry]])."""
+
+    def __init__(self, root: Path, rules: list[dict[str, Any]]) -> None:
+        self.root = Path(root)
+        self.by_function = {r["function"]: r for r in rules}
+        self._tables: dict[tuple[str, str], dict[str, Any]] = {}
+
+    def answer(self, qualname: str, args: list[Any], kwargs: dict[str, Any]) -> Any:
+        rule = self.by_function.get(qualname)
+        if rule is None:
+            return NotImplemented
+        package = args[0] if args else kwargs.get("package_name")
+        if not isinstance(package, str):
+            return Unknown(f"{qualname}(...) of an unknown package", {"runtime:model registry package"})
+        return dict(self.table(package, rule["attribute"]))
+
+    def table(self, package: str, attribute: str) -> dict[str, Any]:
+        """{class name: LazyImport} for each `attribute = X` / `= [X, Y]` in the package's modules."""
+        key = (package, attribute)
+        if key not in self._tables:
+            pattern = re.compile(rb"^" + re.escape(attribute.encode()) + rb"\s*=\s*(\[[^\]]*\]|[A-Za-z_][\w.]*)",
+                                 re.M)
+            out: dict[str, Any] = {}
+            folder = self.root.joinpath(*package.split("."))
+            for path in sorted(folder.glob("*.py")) if folder.is_dir() else []:
+                if path.name == "__init__.py":
+                    continue
+                data = path.read_bytes()
+                if attribute.encode() not in data:
+                    continue
+                module = f"{package}.{path.stem}"
+                for m in pattern.finditer(data):
+                    names = re.findall(rb"[A-Za-z_][\w.]*", m.group(1))
+                    for raw in names:
+                        name = raw.decode()
+                        out.setdefault(name.rpartition(".")[2], LazyImport(module, name.rpartition(".")[2]))
+            self._tables[key] = out
+        return self._tables[key]
+
+
+@dataclass
+class StartupWorld(World):
+    """The world of the resolution, plus the registries startup code looks classes up in."""
+
+    registries: _Registries | None = None
+
+    def function_override(self, interp, fn: FuncVal, args, kwargs, state) -> Any:
+        if self.registries is not None:
+            answer = self.registries.answer(fn.qualname, list(args), dict(kwargs))
+            if answer is not NotImplemented:
+                return answer
+        return super().function_override(interp, fn, args, kwargs, state)
+
+
+class GlobalWrites:
+    """`global NAME` in a function: its assignments to NAME rebind the module global.
+
+    SGLang publishes the resolved record this way (`set_global_server_args_for_scheduler`
+    in server_args.py, read back by `get_global_server_args()` all over the startup
+    path). A global rebound on a path that assumed an unknown test is, for every other
+    path, only possibly rebound: it becomes unknown unless both values agree."""
+
+    _declared: dict[int, frozenset[str]] = {}
+
+    def assign(self, target: Any, value: Any, state: State, module: ModuleVal, line: int) -> None:
+        stack = getattr(self, "stack", None)
+        if target[0] == "n" and stack and target[1] in _globals_of(stack[-1][1]):
+            name = target[1]
+            if state.assumptions and not _same(module.globals.get(name), value):
+                value = Unknown(f"{name} (rebound on some paths)", {f"runtime:{module.name}.{name}"})
+            module.globals[name] = value
+            return
+        super().assign(target, value, state, module, line)  # type: ignore[misc]
+
+
+class SurvivalTracking:
+    """Which assumptions only say that an earlier raise did not fire.
+
+    A path that went past `if X: raise ...` or `assert X` (X unknown) assumes the
+    raise did not happen. For what that path does later this is no condition on the
+    configuration but the premise of getting there at all: a later write or raise is
+    certain once startup reaches it. The assumption's text is recorded when one side
+    of an unknown branch ends only in raises while the other goes on."""
+
+    def _s_if(self, stmt, state, module):
+        n = len(state.assumptions)
+        outcomes = super()._s_if(stmt, state, module)  # type: ignore[misc]
+        sides: dict[str, set[str]] = {}
+        for kind, s, _v in outcomes:
+            if len(s.assumptions) > n:
+                sides.setdefault(s.assumptions[n], set()).add(kind)
+        if len(sides) == 2:
+            (a, ka), (b, kb) = sides.items()
+            if ka == {"raise"} and kb - {"raise"}:
+                self.survival.add(b)
+            elif kb == {"raise"} and ka - {"raise"}:
+                self.survival.add(a)
+        return outcomes
+
+    def _s_assert(self, stmt, state, module):
+        n = len(state.assumptions)
+        outcomes = super()._s_assert(stmt, state, module)  # type: ignore[misc]
+        for kind, s, _v in outcomes:
+            if kind == "next" and len(s.assumptions) > n:
+                self.survival.add(s.assumptions[n])
+        return outcomes
+
+    @property
+    def survival(self) -> set[str]:
+        found = self.__dict__.get("_survival")
+        if found is None:
+            found = self.__dict__["_survival"] = set()
+        return found
+
+
+def _globals_of(fn_ir: dict[str, Any]) -> frozenset[str]:
+    key = id(fn_ir)
+    hit = GlobalWrites._declared.get(key)
+    if hit is None:
+        out: set[str] = set()
+        _globals_in(fn_ir.get("body", []), out)
+        hit = GlobalWrites._declared[key] = frozenset(out)
+    return hit
+
+
+def startup_world(world: World, root: Path, rules: dict[str, Any]) -> StartupWorld:
+    return StartupWorld(world.gpu, dict(world.env), world.model, world.model_path,
+                        registries=_Registries(root, rules.get("registry", [])))
+
+
+def _value(spec: str, record: Any) -> Any:
+    if spec == "record":
+        return record
+    kind, _, text = spec.partition(":")
+    if kind == "unknown":
+        return Unknown(text, {f"runtime:{text}"})
+    if kind == "const":
+        if text in ("none", "true", "false"):
+            return {"none": None, "true": True, "false": False}[text]
+        return int(text) if re.fullmatch(r"-?\d+", text) else text
+    raise ValueError(f"rules/startup.toml: unknown argument value {spec!r}")
+
+
+def _prelude(interp, state: State, record: Obj, step: dict[str, Any]) -> None:
+    module_name, _, name = step["function"].rpartition(".")
+    if not interp.store.module_file(module_name):
+        return
+    module = interp.import_module(module_name, state)
+    fn = interp.deref(module.globals.get(name), state) if isinstance(module, ModuleVal) else None
+    if not isinstance(fn, FuncVal):
+        return
+    names = {p[0] for p in fn.ir["params"]}
+    kwargs = {k: _value(v, record) for k, v in step.get("args", {}).items() if k in names}
+    interp.call(fn, [], kwargs, state, module)
+
+
+def _params(cls: ClassVal) -> set[str] | None:
+    found, init = cls.lookup("__init__")
+    if not found or not isinstance(init, FuncVal):
+        return None
+    return {p[0] for p in init.ir["params"]}
+
+
+def run_entries(interp, state: State, record: Obj, rules: dict[str, Any]) -> StartupResult:
+    """Construct each startup entry on the resolved record; `interp` and `state` are the resolution's."""
+    result = StartupResult()
+    config_prefixes = tuple(rules.get("needs", {}).get("config", []))
+    before = sum(1 for _ in state.events)
+    resolved = dict(state.attrs(record.oid))
+    for entry in rules.get("entry", []):
+        module_name, _, cls_name = entry["class"].rpartition(".")
+        module = interp.import_module(module_name, state)
+        cls = interp.deref(module.globals.get(cls_name), state) if isinstance(module, ModuleVal) else None
+        if not isinstance(cls, ClassVal):
+            result.stopped.append(f"{entry['class']} not found in the tree: the {entry['name']} was not followed")
+            continue
+        params = _params(cls)
+        if params is None:
+            result.stopped.append(f"{entry['class']}.__init__ not found: the {entry['name']} was not followed")
+            continue
+        kwargs = {k: _value(v, record) for k, v in entry.get("args", {}).items() if k in params}
+        interp.steps = 0
+        interp.notes = []
+        completed = True
+        try:
+            for step in entry.get("prelude", []):
+                _prelude(interp, state, record, step)
+            interp.call(cls, [], kwargs, state, module)
+        except Dead:
+            completed = False
+        except Budget:
+            completed = False
+            result.stopped.append(f"{entry['name']}: analysis budget exhausted")
+        result.completed = result.completed or completed
+        result.steps += interp.steps
+        result.stopped.extend(n for n in interp.notes if "budget" in n)
+        raised, state.raised = list(state.raised), []
+        survival = frozenset(getattr(interp, "survival", ()))
+        for s, exc in raised:
+            found = _classify(interp, s, exc, entry, config_prefixes, survival)
+            if found is None:
+                result.run_dependent += 1
+            else:
+                result.rejections.append(found)
+        if completed:
+            result.writes.update(_writes(state, record, resolved, before, survival))
+    result.rejections = _dedupe(result.rejections)
+    return result
+
+
+def _own(assumptions: tuple[str, ...], survival: frozenset[str]) -> tuple[str, ...]:
+    """The assumptions that condition a raise or write beyond reaching it at all."""
+    return tuple(a for a in assumptions if a not in survival)
+
+
+def _classify(interp, s: State, exc: Any, entry: dict[str, Any], config: tuple[str, ...],
+              survival: frozenset[str]) -> StartupRaise | None:
+    event = next((e for e in s.events if e.kind == "raise"), None)
+    needs: set[str] = set()
+    own = _own(s.assumptions, survival)
+    for a in own:
+        needs |= set(interp.assumed_needs.get(a, frozenset({"runtime:" + a})) or {"runtime:" + a})
+    if any(not n.startswith(config) for n in needs):
+        return None
+    message = exc.message if isinstance(exc, ExcVal) else exc
+    text = message.why if isinstance(message, Unknown) else ("" if message is None else str(message))
+    return StartupRaise(
+        location=event.location if event else "?", handler=event.function if event else "?",
+        exception=exc.type_name if isinstance(exc, ExcVal) else "Exception", message=text,
+        condition=conjunction(event.conds) if event else "", certain=not own,
+        needs=tuple(sorted(needs)), entry=entry["name"], phase=entry.get("phase", "startup"))
+
+
+def _writes(state: State, record: Obj, resolved: dict[str, Any], before: int,
+            survival: frozenset[str]) -> dict[str, StartupWrite]:
+    events = list(state.events)[before:]
+    final = state.attrs(record.oid)
+    out: dict[str, StartupWrite] = {}
+    for e in events:
+        if e.kind != "write" or e.oid != record.oid or e.attr.startswith("_"):
+            continue
+        if e.attr in resolved and _same(resolved[e.attr], final.get(e.attr)):
+            out.pop(e.attr, None)
+            continue
+        out[e.attr] = StartupWrite(e.attr, final.get(e.attr), e.location, e.function, conjunction(e.conds),
+                                   not _own(e.assumptions, survival)
+                                   and not isinstance(final.get(e.attr), Unknown))
+    return dict(sorted(out.items()))
+
+
+def _same(a: Any, b: Any) -> bool:
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        return False
+    try:
+        return type(a) is type(b) and a == b
+    except Exception:  # noqa: BLE001 - values of outside classes may refuse comparison: not the same
+        return False
+
+
+def _dedupe(rejections: list[StartupRaise]) -> list[StartupRaise]:
+    best: dict[tuple[str, str], StartupRaise] = {}
+    for r in rejections:
+        key = (r.location, r.message)
+        if key not in best or (r.certain and not best[key].certain):
+            best[key] = r
+    return sorted(best.values(), key=lambda r: (not r.certain, r.location, r.message))
