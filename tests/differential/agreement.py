@@ -17,6 +17,7 @@ Run as a script to print the table: python -m tests.differential.agreement 0.5.1
 from __future__ import annotations
 
 import json
+import os
 import sys
 import time
 from collections import defaultdict
@@ -73,18 +74,12 @@ def _norm(value: Any, models: str) -> Any:
 
 
 def _profile(recording: dict[str, Any], case: dict[str, Any]):
-    from dataclasses import replace
+    """The GPU as an operator names it: `--gpu KEY --gpu-count N`, KEY being the GPU
+    table entry the recording simulated (test_groundtruth_files.py checks that the
+    recorded profile is that entry)."""
+    from flagscan.hardware import profile_from_spec
 
-    from flagscan.hardware import GpuProfile
-
-    spec = recording["gpus"][case["gpu"]["key"]]
-    return GpuProfile(
-        vendor=spec["vendor"], name=spec["name"], capability=tuple(spec["capability"]),
-        memory_mib=spec["memory_mib"], count=case["gpu"]["count"],
-        cuda=spec.get("cuda") if spec["vendor"] == "nvidia" else None,
-        hip=spec.get("hip") if spec["vendor"] == "amd" else None, arch=spec.get("arch"),
-        table_entry=case["gpu"]["key"], source="table",
-    )
+    return profile_from_spec(case["gpu"]["key"], count=case["gpu"]["count"])
 
 
 def predicted(recording, case, root: Path, inventory, cache_dir: Path | None):
@@ -181,7 +176,7 @@ def main(argv: list[str]) -> int:
 
     release = argv[0]
     limit = int(argv[1]) if len(argv) > 1 else None
-    cache = Path.home() / ".cache" / "flagscan-test"
+    cache = Path(os.environ.get("FLAGSCAN_TEST_CACHE", Path.home() / ".cache" / "flagscan-test"))
     tree = get_source(release, cache_dir=cache)
     t0 = time.time()
     scores = run(release, tree.root, cache, limit)

@@ -2,7 +2,7 @@
 
     from tests.differential.groundtruth import load_inventory, load_resolution
     gt = load_resolution("0.5.10")
-    case = gt["cases"]["qwen3.5-122b-a10b|rtx-pro-6000x4|motivating-extra-buffer"]
+    case = gt["cases"]["qwen3.5-122b-a10b|rtx-pro-6000-serverx4|motivating-extra-buffer"]
     case["resolved"]["disable_piecewise_cuda_graph"]   # True
     case["error"]                                      # None, or {"type", "message", "location", "handler", ...}
 

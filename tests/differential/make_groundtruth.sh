@@ -17,10 +17,17 @@ DATA="$REPO/tests/data/groundtruth"
 MODE="${1:-all}"
 shift || true
 VERSIONS=("$@")
+# The releases the README names, and one per minor step between them.
+ALL_VERSIONS=(0.5.5 0.5.8 0.5.10 0.5.12 0.5.14 0.5.16 0.5.18 0.5.20 0.5.22 0.5.23)
 if [ ${#VERSIONS[@]} -eq 0 ]; then
-  VERSIONS=(0.5.5 0.5.10 0.5.14 0.5.18 0.5.20 0.5.23)
+  VERSIONS=("${ALL_VERSIONS[@]}")
 fi
-RES_VERSIONS_DEFAULT=(0.5.10 0.5.14 0.5.20 0.5.23)
+RES_VERSIONS_DEFAULT=("${ALL_VERSIONS[@]}")
+# Full configuration matrix for these; the others record the deterministic
+# subset of record_resolutions.py --subset (1 in SUBSET_EVERY, plus the pinned
+# flag sets), which keeps the replay of every release within CI's time.
+RES_FULL=" 0.5.10 0.5.14 0.5.20 0.5.23 "
+SUBSET_EVERY=4
 
 # torch is the CPU build; the pin keeps later installs from replacing it.
 TORCH_PIN="torch==2.13.0"
@@ -31,8 +38,12 @@ COMMON_DEPS=(
   safetensors tqdm regex sentencepiece filelock pybase64 aiohttp fastapi uvicorn
   uvloop pyzmq setproctitle prometheus-client python-multipart partial_json_parser
   interegular pillow tiktoken openai anthropic jinja2 blobfile ipython scipy
-  watchfiles py-spy xxhash zstandard distro easydict python-dateutil dill
+  watchfiles py-spy xxhash zstandard distro easydict python-dateutil dill loguru gguf
 )
+# Pure-Python SGLang dependencies whose own requirements (torch, transformers) the
+# venv and the per-release overlay already provide: installed without them.
+# sglang.srt.layers.quantization imports compressed_tensors (0.5.22+ pin 0.18.0).
+NO_DEPS=(compressed-tensors==0.18.0)
 
 mkdir -p "$WORK"/{wheels,src,deps,logs}
 export PIP_DISABLE_PIP_VERSION_CHECK=1
@@ -42,8 +53,11 @@ venv() {
   if [ ! -x "$WORK/venv/bin/python" ]; then
     "$PY" -m venv "$WORK/venv"
   fi
-  if ! "$WORK/venv/bin/python" -c "import torch, msgspec, dill" 2>/dev/null; then
+  if ! "$WORK/venv/bin/python" -c "import torch, msgspec, dill, loguru, gguf" 2>/dev/null; then
     "$WORK/venv/bin/pip" install -q -c "$WORK/constraints.txt" "$TORCH_PIN" "${COMMON_DEPS[@]}"
+  fi
+  if ! "$WORK/venv/bin/python" -c "import compressed_tensors" 2>/dev/null; then
+    "$WORK/venv/bin/pip" install -q --no-deps "${NO_DEPS[@]}"
   fi
 }
 
@@ -81,12 +95,13 @@ inventory() {
 }
 
 resolution() {
-  local v="$1"
+  local v="$1" subset=()
+  case "$RES_FULL" in *" $v "*) ;; *) subset=(--subset "$SUBSET_EVERY") ;; esac
   mkdir -p "$DATA/resolution"
   PYTHONHASHSEED=0 "$WORK/venv/bin/python" "$HERE/record_resolutions.py" \
     --version "$v" --sglang-root "$WORK/src/$v" --deps "$WORK/deps/$v" \
     --python "$WORK/venv/bin/python" --out "$DATA/resolution/$v.json" \
-    ${GT_RES_ARGS:-}
+    "${subset[@]}" ${GT_RES_ARGS:-}
 }
 
 venv

@@ -31,21 +31,46 @@ HERE = Path(__file__).resolve().parent
 DATA = HERE.parent / "data" / "groundtruth"
 MODELS = DATA / "models"
 
-# nvidia-smi style memory (MiB) and compute capability per GPU.
-GPUS: dict[str, dict[str, Any]] = {
-    "a100-80gb": {"vendor": "nvidia", "capability": [8, 0], "name": "NVIDIA A100-SXM4-80GB",
-                  "memory_mib": 81920, "cuda": "12.9", "sm_count": 108},
-    "h200": {"vendor": "nvidia", "capability": [9, 0], "name": "NVIDIA H200",
-             "memory_mib": 143771, "cuda": "12.9", "sm_count": 132},
-    "b200": {"vendor": "nvidia", "capability": [10, 0], "name": "NVIDIA B200",
-             "memory_mib": 183359, "cuda": "12.9", "sm_count": 148},
-    "rtx-pro-6000": {"vendor": "nvidia", "capability": [12, 0],
-                     "name": "NVIDIA RTX PRO 6000 Blackwell Server Edition",
-                     "memory_mib": 97887, "cuda": "12.9", "sm_count": 188},
-    "mi300x": {"vendor": "amd", "capability": [9, 4], "name": "AMD Instinct MI300X",
-               "memory_mib": 196592, "hip": "6.3.42131", "gcn_arch": "gfx942:sramecc+:xnack-",
-               "sm_count": 304},
+# The simulated GPUs are entries of flagscan's GPU table (rules/gpus.toml), by
+# name: vendor, name (torch.cuda.get_device_name / nvidia-smi), capability and
+# memory (nvidia-smi's MiB) come from the table, torch.version.cuda/hip from its
+# [defaults]; so the table itself is tested against what SGLang saw
+# (test_groundtruth_files.py checks every recorded profile against it).
+GPU_TABLE = HERE.parent.parent / "rules" / "gpus.toml"
+GPU_KEYS = ("a100-80gb", "h200", "b200", "rtx-pro-6000-server", "mi300x")
+# What the table does not hold and the simulation answers as well: the SM count
+# (get_device_properties().multi_processor_count) and ROCm's full gcnArchName.
+GPU_EXTRAS: dict[str, dict[str, Any]] = {
+    "a100-80gb": {"sm_count": 108},
+    "h200": {"sm_count": 132},
+    "b200": {"sm_count": 148},
+    "rtx-pro-6000-server": {"sm_count": 188},
+    "mi300x": {"sm_count": 304, "gcn_arch": "gfx942:sramecc+:xnack-"},
 }
+
+
+def gpu_profiles(path: Path = GPU_TABLE) -> dict[str, dict[str, Any]]:
+    """The simulated profile of every GPU in GPU_KEYS, read from the GPU table."""
+    import tomllib
+
+    table = tomllib.loads(path.read_text())
+    defaults = table["defaults"]
+    out: dict[str, dict[str, Any]] = {}
+    for key in GPU_KEYS:
+        entry = table["gpu"][key]
+        profile: dict[str, Any] = {"vendor": entry["vendor"], "capability": list(entry["capability"]),
+                                   "name": entry["name"], "memory_mib": entry["memory_mib"]}
+        if entry["vendor"] == "amd":
+            profile.update(hip=defaults["hip"], arch=entry["arch"])
+        else:
+            profile["cuda"] = defaults["cuda"]
+        profile.update(GPU_EXTRAS[key])
+        out[key] = profile
+    return out
+
+
+GPUS: dict[str, dict[str, Any]] = gpu_profiles()
+MOTIVATING_GPU = "rtx-pro-6000-server"
 
 # model -> (directory under tests/data/groundtruth/models, GPU counts to use)
 MODEL_COUNTS: dict[str, list[int]] = {
@@ -96,6 +121,16 @@ FLAGSETS: dict[str, dict[str, Any]] = {
     "no-cuda-graph": {"alts": [["--disable-cuda-graph"]]},
     "page-64": {"alts": [["--page-size", "64"]]},
     "pp-2": {"alts": [["--pp-size", "2"]]},
+    # Deprecated spellings SGLang translates (kept where the release has the
+    # options; in a release where an option is not deprecated yet it is an
+    # ordinary one). "tp" names the option that carries the GPU count ("--tp",
+    # argparse's unique abbreviation of --tp-size, as operators write it);
+    # "pinned" sets are recorded only in the cases build_matrix names.
+    "dp-attention-tp": {"pinned": True, "tp": "--tp", "alts": [["--dp", "{N}", "--enable-dp-attention"]]},
+    "dep-cuda-graph-max-bs": {"alts": [["--cuda-graph-max-bs", "32"]]},
+    "dep-disable-piecewise": {"alts": [["--disable-piecewise-cuda-graph"]]},
+    "dep-stream-output": {"alts": [["--stream-output"]]},
+    "dep-fast-image-processor": {"alts": [["--disable-fast-image-processor"]]},
     "motivating": {"core": True, "alts": [[
         "--speculative-algorithm", "NEXTN", "--attention-backend", "triton",
         "--enable-fused-moe-sum-all-reduce", "--enable-flashinfer-allreduce-fusion"]]},
@@ -133,10 +168,17 @@ def inventory_options(version: str) -> set[str] | None:
     return {o for a in data["actions"] for o in a["options"]}
 
 
+def accepts(option: str, options: set[str]) -> bool:
+    """The release's parser takes `option`: one of its option strings, or (argparse's
+    allow_abbrev, on in every recorded release) the prefix of exactly one."""
+    return option in options or sum(1 for o in options if o.startswith(option)) == 1
+
+
 def choose_flags(name: str, options: set[str] | None) -> list[str] | None:
-    for alt in FLAGSETS[name]["alts"]:
-        opts = [a for a in alt if a.startswith("--")]
-        if options is None or all(o in options for o in opts):
+    spec = FLAGSETS[name]
+    for alt in spec["alts"]:
+        opts = [a for a in alt if a.startswith("--")] + [spec.get("tp", "--tp-size")]
+        if options is None or all(accepts(o, options) for o in opts):
             return alt
     return None
 
@@ -165,13 +207,16 @@ def build_matrix(version: str, limit: int | None = None) -> list[dict[str, Any]]
         if case_id in seen:
             return
         seen.add(case_id)
-        argv = ["--model-path", str(MODELS / model), "--tp-size", str(count)] + expand(flags, count)
+        tp = FLAGSETS[flagset].get("tp", "--tp-size")
+        argv = ["--model-path", str(MODELS / model), tp, str(count)] + expand(flags, count)
         cases.append({"id": case_id, "model": model, "gpu": gpu, "count": count,
                       "flagset": flagset, "env_name": env_name, "env": env or {},
                       "argv": argv})
 
     for model, counts in MODEL_COUNTS.items():
         for flagset, spec in FLAGSETS.items():
+            if spec.get("pinned"):
+                continue
             if spec.get("core"):
                 # every GPU, at the model's first count; and one more count, rotating
                 for gpu in GPUS:
@@ -198,15 +243,41 @@ def build_matrix(version: str, limit: int | None = None) -> list[dict[str, Any]]
     # The motivating incident, exactly: 4x RTX PRO 6000 (SM120), Qwen3.5-122B-A10B.
     for flagset in ("motivating", "motivating-extra-buffer", "ar-fusion", "fused-moe-sum-ar",
                     "spec-nextn", "mamba-extra-buffer", "attn-triton", "baseline"):
-        add("qwen3.5-122b-a10b", "rtx-pro-6000", 4, flagset)
+        add("qwen3.5-122b-a10b", MOTIVATING_GPU, 4, flagset)
+    # `--tp 8 --dp 8 --enable-dp-attention` (deprecated from 0.5.23, where
+    # SGLang moves the DP size to attn_dp_size) for every model on every GPU.
+    for model in MODEL_COUNTS:
+        for gpu in GPUS:
+            add(model, gpu, 8, "dp-attention-tp")
     for env_name, env, flagsets in ENV_CASES:
         for flagset in flagsets:
             for model in ("qwen3.5-122b-a10b", "qwen3-next-80b-a3b"):
-                add(model, "rtx-pro-6000", 4, flagset, env_name, env)
+                add(model, MOTIVATING_GPU, 4, flagset, env_name, env)
                 add(model, "h200", 4, flagset, env_name, env)
     if limit:
         cases = cases[:limit]
     return cases
+
+
+# A subset (--subset N) keeps every case of these flag sets, and the ones below.
+SUBSET_FLAGSETS = ("dp-attention", "dp-attention-tp", "dep-cuda-graph-max-bs", "dep-disable-piecewise",
+                   "dep-stream-output", "dep-fast-image-processor", "ar-fusion", "no-cuda-graph",
+                   "mamba-extra-buffer", "motivating", "motivating-extra-buffer")
+SUBSET_RULE = ("a deterministic subset: a case is kept when int(sha256(case id), 16) % every == 0, or its "
+               "flag set is one of 'flagsets', or it runs with an environment variant, or it is the "
+               "motivating hardware (Qwen3.5-122B-A10B on 4x RTX PRO 6000 Server Edition), or it is a "
+               "one-GPU baseline")
+
+
+def subset(cases: list[dict[str, Any]], every: int) -> list[dict[str, Any]]:
+    """The cases SUBSET_RULE keeps, in matrix order."""
+    def keep(case: dict[str, Any]) -> bool:
+        return (int(hashlib.sha256(case["id"].encode()).hexdigest(), 16) % every == 0
+                or case["flagset"] in SUBSET_FLAGSETS or bool(case["env_name"])
+                or (case["model"] == "qwen3.5-122b-a10b" and case["gpu"] == MOTIVATING_GPU
+                    and case["count"] == 4)
+                or (case["flagset"] == "baseline" and case["count"] == 1))
+    return [c for c in cases if keep(c)]
 
 
 def run_groups(cases: list[dict[str, Any]], args: argparse.Namespace, work: Path) -> tuple[list, dict]:
@@ -391,9 +462,10 @@ def assemble(version: str, cases: list[dict[str, Any]], results: list[dict[str, 
         if error and error.get("trace"):
             error["trace"] = error["trace"][-3:]
         entry["error"] = error
-        entry["warnings"] = [_compact_log(x) for x in r.get("warnings", [])]
-        entry["info"] = [_compact_log(x) for x in r.get("info", [])]
-        entry["env_set"] = r.get("env_set", {})
+        # Log records and env_set repeat across cases: interned like long values.
+        entry["warnings"] = intern.value([_compact_log(x) for x in r.get("warnings", [])])
+        entry["info"] = intern.value([_compact_log(x) for x in r.get("info", [])])
+        entry["env_set"] = intern.value(r.get("env_set", {}))
         out_cases.append(entry)
     return {
         "sglang": version,
@@ -409,8 +481,9 @@ def assemble(version: str, cases: list[dict[str, Any]], results: list[dict[str, 
             "(intermediate or reverted). The resolved value of a field is changed[field][1] if "
             "present, else parsed[field] if present, else parsed_defaults[field]. A string "
             "'@L<n>' stands for the value lists['@L<n>'] (a long list or a large dict, itself "
-            "possibly holding references). 'gpu' is {key, count} with the profile "
-            "in 'gpus'. A log record without 'logger' was logged by the module at its location. "
+            "possibly holding references; 'warnings', 'info' and 'env_set' are interned the same way). "
+            "'gpu' is {key, count} with the profile in 'gpus' (an entry of rules/gpus.toml by that "
+            "name). A log record without 'logger' was logged by the module at its location. "
             "tests/differential/groundtruth.py expands all of this into full per-case dicts."
         ),
         "volatile_fields": list(VOLATILE_FIELDS),
@@ -439,11 +512,15 @@ def main(argv: list[str] | None = None) -> int:
     ap.add_argument("--jobs", type=int, default=2)
     ap.add_argument("--timeout", type=float, default=120.0)
     ap.add_argument("--limit", type=int, default=None)
+    ap.add_argument("--subset", type=int, default=None, metavar="EVERY",
+                    help="record the deterministic subset SUBSET_RULE describes")
     ap.add_argument("--only", default=None, help="substring filter on case ids")
     ap.add_argument("--list", action="store_true", help="print the case ids and exit")
     args = ap.parse_args(argv)
 
     cases = build_matrix(args.version, args.limit)
+    if args.subset:
+        cases = subset(cases, args.subset)
     if args.only:
         cases = [c for c in cases if args.only in c["id"]]
     if args.list:
@@ -454,6 +531,13 @@ def main(argv: list[str] | None = None) -> int:
     work = Path(tempfile.mkdtemp(prefix=f"resolve-{args.version}-", dir=os.environ.get("GT_WORK", "/tmp/fs-gt")))
     results, header = run_groups(cases, args, work)
     data = assemble(args.version, cases, results, header)
+    if args.subset:
+        matrix = {"subset": SUBSET_RULE, "every": args.subset, "flagsets": list(SUBSET_FLAGSETS),
+                  "full_matrix_cases": len(build_matrix(args.version, args.limit))}
+    else:
+        matrix = {"subset": None, "full_matrix_cases": len(cases)}
+    cases_out = data.pop("cases")
+    data.update(matrix=matrix, cases=cases_out)
     text = json.dumps(data, indent=None, separators=(",", ":"), ensure_ascii=False)
     # one case per line keeps diffs readable
     text = text.replace(',{"id":"', ',\n{"id":"')
@@ -461,7 +545,8 @@ def main(argv: list[str] | None = None) -> int:
     Path(args.out).write_text(text + "\n")
     size = len(text.encode())
     print(f"{args.version}: {data['summary']} -> {args.out} ({size / 1024:.0f} KiB); work dir {work}")
-    return 0
+    # A case without a result (an import that failed, a timeout) is no ground truth.
+    return 1 if data["summary"]["harness_errors"] else 0
 
 
 if __name__ == "__main__":

@@ -20,7 +20,7 @@ sys.path.insert(0, str(HERE))
 from groundtruth import DATA, argv_for, load_resolution  # noqa: E402
 
 RES = sorted((DATA / "resolution").glob("*.json"))
-MOTIVATING = "qwen3.5-122b-a10b|rtx-pro-6000x4|motivating"
+MOTIVATING = "qwen3.5-122b-a10b|rtx-pro-6000-serverx4|motivating"
 
 
 @pytest.fixture(scope="module", params=[p.stem for p in RES])
@@ -44,6 +44,36 @@ def test_every_case_recorded(release):
             case["resolved"]["model_path"] == case["parsed"]["model_path"]
         # no value leaked out of an inert stub
         assert "_Stub" not in json.dumps(case["resolved"], default=str)
+
+
+def test_recorded_gpus_are_gpu_table_entries(release):
+    """What SGLang saw is flagscan's GPU table: every simulated GPU is the entry of
+    rules/gpus.toml by that name, as `--gpu KEY` gives it, on every field both have."""
+    from flagscan.hardware import profile_from_spec
+
+    used = {case["gpu"]["key"] for case in release["cases"].values()}
+    assert used and used <= set(release["gpus"]), sorted(used - set(release["gpus"]))
+    for key in sorted(used):
+        recorded, entry = release["gpus"][key], profile_from_spec(key)
+        assert entry.table_entry == key, key  # the key itself, not an alias
+        assert (recorded["vendor"], recorded["name"], tuple(recorded["capability"]),
+                recorded["memory_mib"]) == (entry.vendor, entry.name, entry.capability,
+                                            entry.memory_mib), key
+        assert (recorded.get("cuda"), recorded.get("hip"), recorded.get("arch")) == \
+            (entry.cuda, entry.hip, entry.arch), key
+
+
+def test_next_recording_simulates_gpu_table_entries():
+    """record_resolutions.py reads its GPUs from the table (a table change shows up
+    in the next recording, and in test_recorded_gpus_are_gpu_table_entries)."""
+    import record_resolutions
+
+    from flagscan.hardware import profile_from_spec
+
+    for key, profile in record_resolutions.GPUS.items():
+        entry = profile_from_spec(key)
+        assert (profile["name"], tuple(profile["capability"]), profile["memory_mib"]) == \
+            (entry.name, entry.capability, entry.memory_mib), key
 
 
 def test_hardware_simulation_reaches_resolution(release):
