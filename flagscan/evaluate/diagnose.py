@@ -56,11 +56,18 @@ def knock_on_diagnostics(resolution: Resolution, parsed, inventory: Inventory) -
                                   f"SGLang overrides {dest}={_show(s.user_value)} with {_show(s.value)} ({why})",
                                   dest, loc, evidence, {"value": jsonable(s.value), "user_value": jsonable(s.user_value)}))
         else:
-            out.append(Diagnostic("FS101", Severity.INFO,
-                                  f"knock-on: {dest} becomes {_show(s.value)} (default {_show(s.default)}) by {why}" if not s.because
-                                  else f"knock-on: {dest} becomes {_show(s.value)} (default {_show(s.default)}) because {why}",
+            drivers = driven_by(s, set(parsed.values), set(resolution.settings))
+            # reacting to nothing given (no user flag, no hardware or model fact): a filled-in default
+            if drivers == []:
+                text = f"SGLang fills in {dest} = {_show(s.value)} (default {_show(s.default)}; {why})"
+            elif not s.because:
+                text = f"knock-on: {dest} becomes {_show(s.value)} (default {_show(s.default)}) by {why}"
+            else:
+                text = f"knock-on: {dest} becomes {_show(s.value)} (default {_show(s.default)}) because {why}"
+            out.append(Diagnostic("FS101" if drivers != [] else "FS103", Severity.INFO, text,
                                   dest, _blame(s, parsed, where), evidence,
-                                  {"value": jsonable(s.value), "traced": bool(s.because)}))
+                                  {"value": jsonable(s.value), "traced": bool(s.because),
+                                   "driven_by": drivers}))
     return out
 
 
@@ -73,4 +80,57 @@ def stopped_diagnostics(resolution: Resolution, where: FileLocation | None) -> l
                               f"analysis stopped at {stop.location}: {stop.construct}; {stop.what} is unknown",
                               None, where, (Evidence(stop.location, stop.construct),),
                               {"construct": stop.construct, "unknown": stop.what}))
+    return out
+
+
+# Python's own functions: calling one reads only its arguments (no hardware, no model).
+_PURE = frozenset({"len", "isinstance", "getattr", "hasattr", "str", "int", "float", "bool", "any", "all",
+                   "min", "max", "sorted", "list", "dict", "set", "tuple", "abs", "round", "repr", "type"})
+
+
+def driven_by(setting: Setting, given: set[str], fields: set[str]) -> list[str] | None:
+    """What the steps that changed `setting` react to, from their conditions' data flow:
+    user-given fields (by dest), `call:f` for a call into anything but Python's own
+    functions (a hardware or model probe), `name:x` for a value whose origin is not
+    visible in the condition; [] when they test only fields nobody gave (a default
+    filled in: `if self.x is None: self.x = 1000`); None when no step was traced."""
+    if not setting.because:
+        return None
+    bases = {"self"} | {b for c in setting.because for b in re.findall(rf"\b(\w+)\.{setting.dest}\b", c.condition or "")}
+    out: set[str] = set()
+    for cause in setting.because:
+        if cause.fallback or not cause.condition:
+            continue  # the field's declared fallback, or an unconditional write inside the fill
+        out |= _condition_inputs(cause.condition, bases, fields, given, setting.dest)
+    return sorted(out)
+
+
+def _condition_inputs(text: str, bases: set[str], fields: set[str], given: set[str], own: str) -> set[str]:
+    import ast
+
+    try:
+        tree = ast.parse(text, mode="eval")
+    except SyntaxError:
+        return {f"name:{text[:60]}"}
+    walrus = {n.target.id for n in ast.walk(tree) if isinstance(n, ast.NamedExpr)}
+    field_nodes = {id(n) for n in ast.walk(tree) if isinstance(n, ast.Attribute) and isinstance(n.value, ast.Name)
+                   and n.value.id in bases and n.attr in fields}
+    called = {id(n.func) for n in ast.walk(tree) if isinstance(n, ast.Call)}
+    out: set[str] = set()
+    for node in ast.walk(tree):
+        if id(node) in called and isinstance(node, ast.Name):
+            continue  # named with its call (`call:f`)
+        if isinstance(node, ast.Attribute) and id(node) in field_nodes:
+            if node.attr in given and node.attr != own:
+                out.add(node.attr)
+        elif isinstance(node, ast.Call):
+            func = node.func
+            if isinstance(func, ast.Name) and func.id in _PURE:
+                continue
+            if isinstance(func, ast.Attribute) and id(func.value) in field_nodes:
+                continue  # a method of a field's value (`self.model_path.lower()`)
+            out.add(f"call:{ast.unparse(func)}")
+        elif isinstance(node, ast.Name) and node.id not in bases and node.id not in walrus \
+                and node.id not in _PURE and node.id not in ("None", "True", "False"):
+            out.add(f"name:{node.id}")
     return out

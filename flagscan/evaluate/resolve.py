@@ -25,6 +25,8 @@ class Cause:
     condition: str
     message: str | None
     certain: bool
+    # the value is the field's own declared fallback (no step reacted to anything)
+    fallback: bool = False
 
     def to_json(self) -> dict[str, Any]:
         return {"location": self.location, "handler": self.handler, "condition": self.condition,
@@ -284,7 +286,7 @@ def _attribute_fallbacks(interp, rules, record: Obj, state: State, module: Modul
             continue
         if not has_unknown(declared) and declared is not None and same(declared, setting.value):
             where = str(flags[name].location) if name in flags else spec["function"]
-            setting.because = [Cause(where, result_fn, spec["cause"], None, True)]
+            setting.because = [Cause(where, result_fn, spec["cause"], None, True, fallback=True)]
     state.raised = []
 
 

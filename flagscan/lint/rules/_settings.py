@@ -1,28 +1,10 @@
-"""lint: helpers the knock-on family shares (which causes merely fill in a placeholder default)."""
+"""lint: helpers the knock-on family shares (where a finding about the command points)."""
 
 from __future__ import annotations
 
 import re
 
 _FIELD = re.compile(r"\b(?:self|server_args|args|cfg)\.(\w+)")
-
-
-def fills_placeholder(setting) -> bool:
-    """True when every cause tests only the setting itself (`if self.x is None: self.x = ...`):
-    SGLang is choosing a value for an unset option, not reacting to another setting or the GPU."""
-    if not setting.because:
-        return False
-    for cause in setting.because:
-        names = set(_FIELD.findall(cause.condition or ""))
-        if not cause.condition or names != {setting.dest} or _mentions_world(cause.condition):
-            return False
-    return True
-
-
-def _mentions_world(condition: str) -> bool:
-    # A condition that also calls something (a hardware probe, the model config) is a reaction.
-    stripped = _FIELD.sub("", condition)
-    return "(" in stripped
 
 
 def at_named_flag(ctx, diagnostic):

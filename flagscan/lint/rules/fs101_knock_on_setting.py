@@ -3,7 +3,8 @@
 ## What it does
 Runs SGLang's argument resolution for the command on the given GPU (and model) and
 reports every setting whose final value differs from its default because a handler
-reacted to another setting, the GPU or the model, with the handler's source line,
+reacted to a flag you gave, the GPU or the model (the data flow of its condition;
+a default filled in regardless of input is FS103), with the handler's source line,
 its condition and the message SGLang logs. The finding points at the flag the
 condition names (e.g. `--speculative-algorithm`), not at the last flag you added.
 
@@ -27,7 +28,6 @@ Keep the command, and pin the settings whose knock-on value you do not want:
 
 from flagscan.diagnostics import Severity
 from flagscan.lint.model import Example
-from flagscan.lint.rules._settings import fills_placeholder
 
 CODE = "FS101"
 NAME = "knock-on-setting"
@@ -41,6 +41,4 @@ INVALID = (Example("--model-path m --speculative-algorithm EAGLE", expect=("FS10
 
 
 def check(ctx):
-    settings = ctx.resolution.settings
-    return [d for d in ctx.knock_on
-            if d.code == CODE and not (d.flag in settings and fills_placeholder(settings[d.flag]))]
+    return [d for d in ctx.knock_on if d.code == CODE]

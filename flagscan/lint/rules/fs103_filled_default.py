@@ -1,10 +1,12 @@
 """Filled-in default: SGLang chooses a value for an option left unset (off by default).
 
 ## What it does
-Reports settings whose default is a placeholder (`None`, `"auto"`) that SGLang's
-resolution replaces with a concrete value under a condition that tests only the
-setting itself (`if self.chunked_prefill_size is None: ...`). Select it with
-`--select FS103` to see the complete effective configuration.
+Reports settings that SGLang's resolution fills in without reacting to anything:
+the steps that write them test no flag the user gave and no hardware or model fact,
+only the setting itself or other defaults (`if self.chunked_prefill_size is None:
+...`, `if self.buffer_size is None and (x := self.eplb_iterations) is not None`), or
+the value is the field's declared fallback. Select it with `--select FS103` to see
+the complete effective configuration.
 
 ## Why is this bad?
 It is not bad: it documents what "unset" means at the pinned revision, which can
@@ -27,7 +29,6 @@ from dataclasses import replace
 
 from flagscan.diagnostics import Severity
 from flagscan.lint.model import Example
-from flagscan.lint.rules._settings import fills_placeholder
 
 CODE = "FS103"
 NAME = "filled-in-default"
@@ -41,10 +42,9 @@ INVALID = (Example("--model-path m", expect=("FS103",)),)
 
 
 def check(ctx):
-    settings = ctx.resolution.settings
     out = []
     for d in ctx.knock_on:
-        if d.code == "FS101" and d.flag in settings and fills_placeholder(settings[d.flag]):
+        if d.code == CODE:  # flagscan.evaluate.diagnose: driven_by is empty
             value = d.data.get("value")
             out.append(replace(d, code=CODE, severity=SEVERITY,
                                message=MESSAGE.format(dest=d.flag, value=_show(value))))
