@@ -40,7 +40,7 @@ class Upgrade:
 
 class Context:
     """Facts about one launch command, for the rules. Providers: `parsed` (always),
-    `resolution` and `knock_on` (need a GPU: "resolution"), `gates` ("gates"),
+    `resolution` and `knock_on` (need a GPU: "resolution"), `startup` ("startup"), `gates` ("gates"),
     `upgrade` ("upgrade")."""
 
     def __init__(self, parsed: Any, target: Target, scenario: Any | None,
@@ -54,6 +54,7 @@ class Context:
         self._knock_on: Any = _UNSET
         self._gates: Any = _UNSET
         self._after: Any = _UNSET
+        self._startup: Any = _UNSET
         self.notes: list[str] = []
 
     # -- always available ---------------------------------------------------------------
@@ -75,7 +76,7 @@ class Context:
         return [d for d in self.parsed.diagnostics if d.code == code]
 
     def available(self, needs: frozenset[str]) -> bool:
-        if needs & {"resolution", "gates"} and self.scenario is None:
+        if needs & {"resolution", "gates", "startup"} and self.scenario is None:
             return False
         if "upgrade" in needs and self.upgrade is None:
             return False
@@ -97,6 +98,17 @@ class Context:
                                        self.scenario)
             self.notes.extend(self._resolution.notes)
         return self._resolution
+
+    @property
+    def startup(self) -> Any:
+        """What SGLang's startup code does with the resolved settings (flagscan.evaluate.startup)."""
+        if self._startup is _UNSET:
+            from flagscan.evaluate.startup.predict import predict_startup
+
+            values = {dest: v.value for dest, v in self.parsed.values.items()}
+            self._startup = predict_startup(self.target.root, self.target.cache_dir, self.inventory, values,
+                                            self.scenario)
+        return self._startup
 
     @property
     def knock_on(self) -> list[Diagnostic]:

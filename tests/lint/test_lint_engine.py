@@ -99,7 +99,8 @@ def test_fail_on_threshold(tmp_path, fixture_cache) -> None:
     cmd.write_text("--model-path m --stream-output --tokenizer-worker-num 2 --chunked-prefill-size 4096\n")
     assert _cli(fixture_cache, "--gpu", "h200", str(cmd)).exit_code == 1           # warning >= warning
     assert _cli(fixture_cache, "--gpu", "h200", "--fail-on", "error", str(cmd)).exit_code == 0
-    assert _cli(fixture_cache, "--gpu", "h200", "--ignore", "FS002", "--fail-on", "info", str(cmd)).exit_code == 0
+    assert _cli(fixture_cache, "--gpu", "h200", "--ignore", "FS002", "--fail-on", "info",
+                "--model-config", "tests/data/groundtruth/models/llama-3-8b", str(cmd)).exit_code == 0
 
 
 def test_fix_rewrites_exact_replacements_only(tmp_path, fixture_cache) -> None:

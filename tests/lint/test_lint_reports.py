@@ -19,6 +19,9 @@ DEMO = "tests/lint/data/demo.service"
 UPDATE = os.environ.get("FLAGSCAN_UPDATE_GOLDEN") == "1"
 
 
+LLAMA = "tests/data/groundtruth/models/llama-3-8b"  # a model config: the startup phase is decided
+
+
 def _run(fixture_cache, *args: str):
     cwd = os.getcwd()
     os.chdir(ROOT)  # paths in the output are as given: relative, so the snapshots are portable
@@ -85,7 +88,7 @@ def test_sarif_points_at_the_release_tag_for_a_release() -> None:
 def test_json_is_emitted_when_clean(fixture_cache, tmp_path) -> None:
     clean = tmp_path / "clean.cmd"
     clean.write_text("--model-path m --tp-size 2 --chunked-prefill-size 4096 --tokenizer-worker-num 4\n")
-    result = _run(fixture_cache, "--format", "json", str(clean))
+    result = _run(fixture_cache, "--format", "json", "--model-config", LLAMA, str(clean))
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["diagnostics"] == [] and payload["summary"]["files"] == 1

@@ -25,9 +25,7 @@ from flagscan.ruledata import load
 def predict_startup(root: Path, cache_dir: Path | None, inventory, values: dict[str, Any], scenario) -> StartupResult:
     """The startup phase for a parsed command (`values`: dest -> value) on a Scenario."""
     from flagscan.evaluate import user_values
-    from flagscan.evaluate.resolve import _namespace, _Resolver, jsonable
-    from flagscan.evaluate.world import World
-    from flagscan.extract.irstore import ModuleStore
+    from flagscan.evaluate.resolve import jsonable
 
     given = user_values(values)
     key = _key(root, given, scenario, jsonable)
@@ -35,6 +33,17 @@ def predict_startup(root: Path, cache_dir: Path | None, inventory, values: dict[
     hit = _read(path)
     if hit is not None:
         return hit
+    result = _run(root, cache_dir, inventory, given, scenario)
+    if path is not None:
+        _write(path, result, jsonable)
+    return result
+
+
+def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], scenario) -> StartupResult:
+    from flagscan.evaluate.resolve import _namespace, _Resolver
+    from flagscan.evaluate.world import World
+    from flagscan.extract.irstore import ModuleStore
+
     rules, srules = load("resolution"), load("startup")
     model_path = given.get("model_path") if isinstance(given.get("model_path"), str) else None
     world = startup_world(World(scenario.gpu, dict(scenario.env), scenario.model, model_path), Path(root), srules)
@@ -62,13 +71,10 @@ def predict_startup(root: Path, cache_dir: Path | None, inventory, values: dict[
     except Dead:
         record = None
     if not isinstance(record, Obj):
-        result.stopped.append("the resolution does not complete on any path: startup not reached")
+        result.reached = False  # the resolution rejects the command on every path: FS301 says why
         return result
     state.raised = []
-    result = run_entries(interp, state, record, srules)
-    if path is not None:
-        _write(path, result, jsonable)
-    return result
+    return run_entries(interp, state, record, srules)
 
 
 def _key(root: Path, given: dict[str, Any], scenario, jsonable) -> str:
@@ -93,8 +99,8 @@ def _write(path: Path, result: StartupResult, jsonable) -> None:
            "writes": {d: {"value": jsonable(w.value), "known": not isinstance(w.value, Unknown), "location": w.location,
                           "handler": w.handler, "condition": w.condition, "certain": w.certain}
                       for d, w in result.writes.items()},
-           "completed": result.completed, "stopped": result.stopped, "run_dependent": result.run_dependent,
-           "steps": result.steps}
+           "completed": result.completed, "reached": result.reached, "stopped": result.stopped, "run_dependent": result.run_dependent,
+           "steps": result.steps, "not_followed": result.not_followed}
     write_json(path, doc)
 
 
@@ -111,4 +117,5 @@ def _read(path: Path | None) -> StartupResult | None:
     writes = {d: StartupWrite(d, w["value"] if w["known"] else Unknown(f"{d} (changed at startup)", {"runtime:" + d}),
                               w["location"], w["handler"], w["condition"], w["certain"])
               for d, w in doc["writes"].items()}
-    return StartupResult(rejections, writes, doc["completed"], doc["stopped"], doc["run_dependent"], doc["steps"])
+    return StartupResult(rejections, writes, doc["completed"], doc["reached"], doc["stopped"], doc["run_dependent"],
+                         doc["steps"], doc["not_followed"])

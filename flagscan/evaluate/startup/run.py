@@ -63,9 +63,11 @@ class StartupResult:
     rejections: list[StartupRaise] = field(default_factory=list)
     writes: dict[str, StartupWrite] = field(default_factory=dict)
     completed: bool = False        # the entry returned on at least one path
+    reached: bool = True           # False when the resolution never completes (it rejects the command)
     stopped: list[str] = field(default_factory=list)  # where the analysis could not go on, and why
     run_dependent: int = 0         # possible raises that depend on the run, not on the configuration
     steps: int = 0
+    not_followed: list[str] = field(default_factory=list)  # code the interpreter could not follow (give-ups)
 
 
 class _Registries:
@@ -276,6 +278,7 @@ def run_entries(interp, state: State, record: Obj, rules: dict[str, Any]) -> Sta
         if completed:
             result.writes.update(_writes(state, record, resolved, before, survival))
     result.rejections = _dedupe(result.rejections)
+    result.not_followed = [stop.message() for stop in getattr(interp, "stops", [])]
     return result
 
 

@@ -1,0 +1,55 @@
+"""Possible startup crash: SGLang's startup code raises under facts flagscan was not given.
+
+## What it does
+Reports a `raise`/`assert` of SGLang's startup code (see FS303) that fires only under
+a fact of the configuration flagscan was not given: the model's config.json, a
+setting it could not decide, an environment variable, a package version. Checks that
+only the model's config.json would decide are reported once, with their count, as a
+request for `--model-config`. Raises that depend on the run itself (the state of
+torch.distributed, sockets, tensor shapes) are not reported.
+
+## Why is this bad?
+The same unit may start with one model or on one node and crash on another; giving
+the missing fact turns the warning into a certain answer.
+
+## Example
+```
+--model-path m
+```
+(no model config given: whether the architecture is registered is not known.)
+
+## Use instead
+Give the model's config.json (`--model-config DIR`), or the fact named in the finding:
+```
+--model-path m
+```
+with `--model-config path/to/model`.
+"""
+
+from flagscan.diagnostics import Diagnostic, Severity
+from flagscan.lint.model import Example
+from flagscan.lint.rules._startup import finding
+
+CODE = "FS304"
+NAME = "possible-startup-crash"
+SEVERITY = Severity.WARNING
+MESSAGE = "SGLang may crash while starting: {message} (needs {needs})"
+MODEL_MESSAGE = "{count} startup check(s) depend on the model's config.json; give --model-config to decide them"
+NEEDS = ("startup",)
+
+VALID = (Example("--model-path m", model="tests/data/groundtruth/models/llama-3-8b"),)
+INVALID = (Example("--model-path m", expect=("FS304",)),)
+
+
+def check(ctx):
+    possible = [r for r in ctx.startup.rejections if not r.certain]
+    model_only = [r for r in possible if set(r.needs) <= {"model"}]
+    out: list[Diagnostic] = [finding(ctx, CODE, SEVERITY, MESSAGE.format(message=r.message or r.exception,
+                                                                           needs=", ".join(r.needs)), r)
+                             for r in possible if r not in model_only]
+    if model_only:
+        first = model_only[0]
+        d = finding(ctx, CODE, SEVERITY, MODEL_MESSAGE.format(count=len(model_only)), first,
+                    checks=[r.location for r in model_only])
+        out.append(d)
+    return out
