@@ -16,16 +16,19 @@ from flagscan.report import resolve_text
 @scenario_options
 @click.option("--kind", type=click.Choice(["systemd", "shell", "compose", "k8s", "argv"]), default=None)
 @click.option("--all", "show_all", is_flag=True, help="Show every setting, not only what differs.")
+@click.option("--no-startup", "no_startup", is_flag=True,
+              help="Predict the argument resolution only, not what SGLang's startup code does with it.")
 @click.argument("file", required=False)
 @click.pass_context
 def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda, model_config,
-            model_arch, env, kind, show_all, file, argv) -> None:
+            model_arch, env, kind, show_all, no_startup, file, argv) -> None:
     """Predict every setting SGLang will run with for a launch command on a GPU, with causes."""
     opts = _merge(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
 
     def body() -> int:
         from flagscan.evaluate import Scenario, predict
         from flagscan.evaluate.diagnose import knock_on_diagnostics
+        from flagscan.evaluate.startup.predict import predict_startup
         from flagscan.inputs import parse_command
 
         commands = read_commands(file, argv, kind)
@@ -34,6 +37,7 @@ def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
         rev = open_revision(opts)
         parsed_all = [parse_command(command, rev.inventory) for command in commands]
         sections = {}
+        startups: dict[int, object] = {}
         for label, profile in gpus:
             results = []
             for command, parsed in zip(commands, parsed_all):
@@ -45,27 +49,47 @@ def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
                 resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
                 diagnostics = list(parsed.diagnostics) + knock_on_diagnostics(resolution, parsed, rev.inventory)
                 results.append((command, parsed, scenario, resolution, diagnostics))
+                startups[id(resolution)] = None if no_startup else predict_startup(
+                    rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
             sections[label] = results
         if opts.format == "json":
-            payloads = {label: _payload(results) for label, results in sections.items()}
+            payloads = {label: _payload(results, startups) for label, results in sections.items()}
             # One GPU: the payload itself; several: one per GPU under "gpus", as report does.
             emit_json("resolve", next(iter(payloads.values())) if len(payloads) == 1 else {"gpus": payloads}, rev)
         elif len(sections) == 1:
-            click.echo(resolve_text.render(next(iter(sections.values())), show_all=show_all))
+            click.echo(_text(next(iter(sections.values())), startups, show_all))
         else:
-            click.echo("\n\n".join(f"== {label}\n" + resolve_text.render(results, show_all=show_all)
+            click.echo("\n\n".join(f"== {label}\n" + _text(results, startups, show_all)
                                     for label, results in sections.items()))
         worst = max((d.severity.rank for rs in sections.values() for r in rs for d in r[4]), default=0)
-        return Exit.FINDINGS if worst >= 3 else Exit.OK
+        crashes = any(s is not None and any(x.certain for x in s.rejections) for s in startups.values())
+        return Exit.FINDINGS if worst >= 3 or crashes else Exit.OK
 
     run_guarded(body)
 
 
-def _payload(results) -> dict:
-    payload = resolve_text.to_json(results[0], show_all=True)
+def _payload(results, startups) -> dict:
+    from flagscan.report import startup_text
+
+    def one(r) -> dict:
+        return startup_text.merge_json(resolve_text.to_json(r, show_all=True), startups.get(id(r[3])))
+
+    payload = one(results[0])
     if len(results) > 1:
-        payload["commands"] = [resolve_text.to_json(r, show_all=True) for r in results]
+        payload["commands"] = [one(r) for r in results]
     return payload
+
+
+def _text(results, startups, show_all: bool) -> str:
+    """Each command's resolution, then what its startup phase does."""
+    from flagscan.report import startup_text
+
+    blocks = []
+    for r in results:
+        lines = [resolve_text.render([r], show_all=show_all)]
+        lines.extend(startup_text.render(startups.get(id(r[3]))))
+        blocks.append("\n".join(lines))
+    return "\n".join(blocks)
 
 
 def _count_from_command(profile, values, explicit):

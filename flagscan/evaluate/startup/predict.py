@@ -74,7 +74,11 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
         result.reached = False  # the resolution rejects the command on every path: FS301 says why
         return result
     state.raised = []
-    return run_entries(interp, state, record, srules)
+    result = run_entries(interp, state, record, srules)
+    # attributes startup code adds to the record (`use_mla_backend`) are not settings
+    dests = {f.dest for f in inventory.flags}
+    result.writes = {d: w for d, w in result.writes.items() if d in dests}
+    return result
 
 
 def _key(root: Path, given: dict[str, Any], scenario, jsonable) -> str:

@@ -296,8 +296,10 @@ def _classify(interp, s: State, exc: Any, entry: dict[str, Any], config: tuple[s
         needs |= set(interp.assumed_needs.get(a, frozenset({"runtime:" + a})) or {"runtime:" + a})
     if any(not n.startswith(config) for n in needs):
         return None
+    from flagscan.evaluate.resolve import _text
+
     message = exc.message if isinstance(exc, ExcVal) else exc
-    text = message.why if isinstance(message, Unknown) else ("" if message is None else str(message))
+    text = _text(message) or ""
     return StartupRaise(
         location=event.location if event else "?", handler=event.function if event else "?",
         exception=exc.type_name if isinstance(exc, ExcVal) else "Exception", message=text,

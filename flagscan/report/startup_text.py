@@ -1,0 +1,58 @@
+"""report: the startup phase of a prediction, merged into the `resolve` JSON contract and its text."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from flagscan.evaluate.resolve import jsonable
+
+
+def merge_json(payload: dict[str, Any], startup) -> dict[str, Any]:
+    """`payload` (resolve's JSON) with startup rejections, settings written at startup and a status block."""
+    for r in payload.get("rejections", []):
+        r.setdefault("phase", "resolution")
+    if startup is None:
+        payload["startup"] = {"analysed": False}
+        return payload
+    payload["rejections"] = payload.get("rejections", []) + [r.to_json() for r in startup.rejections]
+    settings = payload.setdefault("settings", {})
+    for dest, w in sorted(startup.writes.items()):
+        entry = settings.setdefault(dest, {"value": None, "default": None, "origin": "default", "certain": True,
+                                           "because": []})
+        entry.update({"value": jsonable(w.value), "origin": "adjusted", "certain": w.certain, "phase": "startup"})
+        entry["because"] = list(entry.get("because", [])) + [
+            {"location": w.location, "handler": w.handler, "condition": w.condition, "message": None,
+             "certain": w.certain, "phase": "startup"}]
+    payload["startup"] = status(startup)
+    return payload
+
+
+def status(startup) -> dict[str, Any]:
+    return {"analysed": True, "reached": startup.reached, "completed": startup.completed,
+            "stopped": list(startup.stopped), "run_dependent_raises": startup.run_dependent,
+            "not_followed": len(startup.not_followed), "steps": startup.steps}
+
+
+def render(startup) -> list[str]:
+    """Text lines for `resolve`: what startup rejects and changes, and how far it was followed."""
+    if startup is None:
+        return ["  startup: not analysed (--no-startup)"]
+    if not startup.reached:
+        return ["  startup: not reached (the resolution rejects the command)"]
+    lines: list[str] = []
+    for r in startup.rejections:
+        tag = "CRASHES at startup" if r.certain else "may crash at startup"
+        lines.append(f"  {tag}: {r.message or r.exception}")
+        lines.append(f"      at {r.location} in {r.handler}" + (f" when {r.condition}" if r.condition else "")
+                     + (f"; needs {', '.join(r.needs)}" if r.needs else ""))
+    for dest, w in sorted(startup.writes.items()):
+        mark = "" if w.certain else " (uncertain)"
+        lines.append(f"  {dest} = {json.dumps(jsonable(w.value), default=str)}{mark}  [changed at startup]")
+        lines.append(f"      {w.location} {w.handler}" + (f" if {w.condition}" if w.condition else ""))
+    for why in startup.stopped:
+        lines.append(f"  startup not analysed: {why}")
+    followed = "followed to the end" if startup.completed else "ends in a raise on every path"
+    lines.append(f"  startup: {followed}; {startup.run_dependent} raise(s) depend on the run, not the configuration;"
+                 f" {len(startup.not_followed)} place(s) not followed")
+    return lines

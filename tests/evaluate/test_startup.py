@@ -1,0 +1,114 @@
+"""The startup phase on the lint fixture tree (fixtures/trees/lint: a TP worker, a model runner,
+a decorator registry of attention backends, a model registry read from EntryClass)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from flagscan.cli import main
+from tests.conftest import ROOT
+
+TREE = "fixtures/trees/lint"
+LLAMA = "tests/data/groundtruth/models/llama-3-8b"
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("startup-cache")
+
+
+def _resolve(cache, *args: str, tree: str = TREE) -> tuple[int, dict]:
+    old = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        result = CliRunner().invoke(main, ["--sglang", tree, "--cache-dir", str(cache), "-q", "resolve",
+                                           "--format", "json", *args])
+    finally:
+        os.chdir(old)
+    assert result.exit_code in (0, 1), result.output
+    return result.exit_code, json.loads(result.stdout)
+
+
+def _startup(doc: dict) -> list[dict]:
+    return [r for r in doc["rejections"] if r["phase"] == "startup"]
+
+
+def test_a_backend_constructor_that_refuses_the_gpu_is_a_certain_startup_crash(cache) -> None:
+    code, doc = _resolve(cache, "--gpu", "rtx-pro-6000", "--model-config", LLAMA, "--",
+                         "--model-path", "m", "--attention-backend", "flashinfer")
+    assert code == 1
+    crash = [r for r in _startup(doc) if r["certain"]]
+    assert [r["location"] for r in crash] == ["sglang/srt/layers/attention/attention_registry.py:24"]
+    assert crash[0]["exception"] == "RuntimeError" and crash[0]["handler"] == "create_flashinfer_backend"
+    assert all(r["phase"] == "resolution" for r in doc["rejections"] if r not in _startup(doc))
+
+
+def test_the_same_command_starts_on_another_gpu(cache) -> None:
+    code, doc = _resolve(cache, "--gpu", "h200", "--model-config", LLAMA, "--",
+                         "--model-path", "m", "--attention-backend", "flashinfer")
+    assert code == 0
+    assert _startup(doc) == []
+    assert doc["startup"]["analysed"] and doc["startup"]["completed"]
+
+
+def test_a_raise_that_depends_on_the_run_is_counted_not_reported(cache) -> None:
+    # model_runner.py: `if nccl_port <= 0: raise` (the port is chosen at launch)
+    _code, doc = _resolve(cache, "--gpu", "h200", "--model-config", LLAMA, "--", "--model-path", "m")
+    assert not any("NCCL" in (r["message"] or "") for r in doc["rejections"])
+    assert doc["startup"]["run_dependent_raises"] >= 1
+
+
+def test_a_model_class_that_rejects_a_setting(cache) -> None:
+    _code, doc = _resolve(cache, "--gpu", "h200", "--model-config", "fixtures/models/tiny-moe", "--",
+                          "--model-path", "m", "--speculative-algorithm", "NEXTN")
+    assert [r["location"] for r in _startup(doc) if r["certain"]] == ["sglang/srt/models/tiny_moe.py:9"]
+    _code, doc = _resolve(cache, "--gpu", "h200", "--model-config", "fixtures/models/tiny-moe", "--",
+                          "--model-path", "m")
+    assert _startup(doc) == []
+
+
+def test_an_architecture_the_release_does_not_register(cache) -> None:
+    _code, doc = _resolve(cache, "--gpu", "h200", "--model-config", "fixtures/models/unregistered", "--",
+                          "--model-path", "m")
+    (crash,) = _startup(doc)
+    assert crash["certain"] and crash["location"] == "sglang/srt/models/registry.py:18"
+    assert "NoSuchForCausalLM" in crash["message"]
+
+
+def test_without_a_model_config_the_registry_check_is_possible_and_needs_the_model(cache) -> None:
+    # The registry loops over config.architectures: without a config the loop's elements
+    # are unknown, so the raise after it is possible, never certain.
+    _code, doc = _resolve(cache, "--gpu", "h200", "--", "--model-path", "m")
+    (possible,) = _startup(doc)
+    assert not possible["certain"] and possible["needs"] == ["model"]
+    assert "{" not in possible["message"]
+
+
+def test_a_setting_written_at_startup_is_adjusted_with_phase_startup(cache) -> None:
+    _code, doc = _resolve(cache, "--gpu", "h200", "--model-config", LLAMA, "--",
+                          "--model-path", "m", "--speculative-algorithm", "EAGLE")
+    setting = doc["settings"]["chunked_prefill_size"]
+    assert setting["value"] == 4096 and setting["phase"] == "startup" and setting["certain"]
+    assert setting["because"][-1]["location"] == "sglang/srt/model_executor/model_runner.py:46"
+
+
+def test_no_startup_skips_the_phase_and_says_so(cache) -> None:
+    _code, doc = _resolve(cache, "--gpu", "rtx-pro-6000", "--model-config", LLAMA, "--no-startup", "--",
+                          "--model-path", "m", "--attention-backend", "flashinfer")
+    assert doc["startup"] == {"analysed": False} and _startup(doc) == []
+
+
+def test_a_tree_without_the_startup_entry_says_where_it_stopped(cache) -> None:
+    _code, doc = _resolve(cache, "--gpu", "h200", "--", "--model-path", "m", tree="fixtures/trees/lint-next")
+    assert doc["startup"]["stopped"] and "TpModelWorker" in doc["startup"]["stopped"][0]
+
+
+def test_startup_results_are_cached(cache, tmp_path) -> None:
+    args = ("--gpu", "h200", "--model-config", LLAMA, "--", "--model-path", "m", "--tp-size", "1")
+    first = _resolve(tmp_path, *args)
+    assert list((tmp_path / "facts" / "startup").glob("*.json"))
+    assert _resolve(tmp_path, *args) == first
