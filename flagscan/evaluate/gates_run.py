@@ -89,21 +89,31 @@ def read_json(rv) -> dict[str, Any]:
         data["via"] = rv.read.via
     dead = [g for g in rv.guards if g.truth is False]
     if dead:
-        data["dead_because"] = [g.guard.shown for g in dead]
+        data["dead_because"] = sorted(dict.fromkeys(g.guard.shown for g in dead))
     if rv.live is False and not dead and rv.caller_results:
         data["dead_because"] = [f"every call site is dead ({len(rv.caller_results)} calls)"]
     return data
 
 
+def location_key(location: str) -> tuple[str, int]:
+    """`sglang/srt/x.py:12` in source order: path, then line as a number."""
+    path, _, line = location.rpartition(":")
+    return (path, int(line)) if line.isdigit() else (location, 0)
+
+
 def verdict_json(gg: GpuGates, v: FlagVerdict) -> dict[str, Any]:
-    data: dict[str, Any] = {"status": v.status.value, "reads": [read_json(rv) for rv in v.reads],
+    # Orders here are not meaningful: sorted (by SGLang location), so that the same
+    # input gives the same bytes whatever order the facts were extracted or evaluated in.
+    reads = sorted((read_json(rv) for rv in v.reads), key=lambda r: (location_key(r["location"]), r["condition"]))
+    data: dict[str, Any] = {"status": v.status.value, "reads": reads,
                             "needs": sorted(v.needs, key=_needs_order)}
     if v.steers:
-        data["steers"] = v.steers
+        data["steers"] = sorted(v.steers)
     if v.rejections:
-        data["rejections"] = v.rejections
+        data["rejections"] = sorted(v.rejections, key=lambda r: (location_key(r["location"]), r["message"] or ""))
     if v.status is Status.NO_OP and gg.evaluator is not None:
-        data["evidence"] = evidence(gg.evaluator, v)
+        data["evidence"] = sorted(evidence(gg.evaluator, v), key=lambda e: (
+            location_key(e["guard_location"]), location_key(e["read"]), e.get("caller", "")))
     return data
 
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import ast
+import json
 import re
 from dataclasses import dataclass, field
 from typing import Any
@@ -131,7 +132,9 @@ def jsonable(value: Any) -> Any:
         return value.to_json()
     if isinstance(value, EnumMember):
         return jsonable(value.value) if not isinstance(value.value, Unknown) else value.name
-    if isinstance(value, (list, tuple, set, frozenset)):
+    if isinstance(value, (set, frozenset)):  # no order of its own: sorted, for the same bytes every run
+        return sorted((jsonable(v) for v in value), key=lambda v: json.dumps(v, sort_keys=True, default=str))
+    if isinstance(value, (list, tuple)):
         return [jsonable(v) for v in value]
     if isinstance(value, dict):
         return {str(k): jsonable(v) for k, v in value.items()}
