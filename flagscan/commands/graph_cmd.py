@@ -14,8 +14,9 @@ GRAPH_FORMATS = ("json", "dot", "graphml", "mermaid")
 @gate_source_options(GRAPH_FORMATS)
 @click.option("--focus", default=None, metavar="SETTING", help="Only the neighbourhood of this setting.")
 @click.option("--depth", type=click.IntRange(0, 10), default=1, help="Neighbourhood radius with --focus.")
+@click.option("--all", "show_all", is_flag=True, help="Keep settings with no edge (isolated nodes).")
 @click.pass_context
-def graph(ctx, sglang, cache_dir, offline, fmt, focus, depth) -> None:
+def graph(ctx, sglang, cache_dir, offline, fmt, focus, depth, show_all) -> None:
     """The dependency graph: settings, hardware predicates, env vars and model facts, with writes/gates edges."""
     from pathlib import Path
 
@@ -37,9 +38,9 @@ def graph(ctx, sglang, cache_dir, offline, fmt, focus, depth) -> None:
         if focus:
             g = graph_facts.focus(g, check_flag(rev, focus), depth)
         if fmt == "json":
-            emit_json("graph", gates_graph.to_json(g), rev)
+            emit_json("graph", gates_graph.to_json(gates_graph.connected(g, show_all)), rev)
         else:
-            click.echo(gates_graph.render(g, fmt), nl=False)
+            click.echo(gates_graph.render(g, fmt, show_all), nl=False)
         return Exit.OK
 
     run_guarded(body)

@@ -125,6 +125,7 @@ def _value(interp, module, name: str) -> Any:
         return f"unknown (flagscan could not evaluate it: {type(exc).__name__})"
     if isinstance(value, Unknown):
         t = truth(value)  # `env_flag and is_hip()`: the value is unknown, its truth is not
-        return "unknown" if t is None else f"unknown value, {'true' if t else 'false'} here"
+        # `env_flag and is_hip()`: what it is in general is open, what it is on this GPU is not
+        return "unknown" if t is None else f"unknown in general, {'true' if t else 'false'} on this GPU"
     t = value if isinstance(value, (bool, int, str, float)) or value is None else truth(value)
     return "unknown" if t is None else t

@@ -11,6 +11,13 @@ import networkx as nx
 _SHAPES = {"setting": "box", "predicate": "ellipse", "env": "note", "model": "cylinder"}
 
 
+def connected(g: nx.MultiDiGraph, keep_isolated: bool = False) -> nx.MultiDiGraph:
+    """The graph without nodes that have no edge (a setting nothing writes or gates), unless asked."""
+    if keep_isolated:
+        return g
+    return g.subgraph([n for n in g.nodes if g.degree(n) > 0]).copy()
+
+
 def _q(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
@@ -48,7 +55,7 @@ def to_mermaid(g: nx.MultiDiGraph) -> str:
         shape = f'["{label}"]' if kind == "setting" else (f'(["{label}"])' if kind == "predicate" else f'[/"{label}"/]')
         lines.append(f"  {ids[node]}{shape}")
     seen = set()
-    for a, b, data in g.edges(data=True):
+    for a, b, data in sorted(g.edges(data=True), key=lambda e: (e[0], e[1], e[2].get("kind", ""), e[2].get("location", ""))):
         key = (a, b, data.get("kind"))
         if key in seen:
             continue
@@ -58,7 +65,8 @@ def to_mermaid(g: nx.MultiDiGraph) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(g: nx.MultiDiGraph, fmt: str) -> str:
+def render(g: nx.MultiDiGraph, fmt: str, keep_isolated: bool = False) -> str:
+    g = connected(g, keep_isolated)
     if fmt == "dot":
         return to_dot(g)
     if fmt == "graphml":

@@ -11,16 +11,23 @@ TITLES = {"NO_OP": "No-ops (every read is dead)", "REJECTED": "Rejected at start
 SHORT = {"NO_OP": "no-op", "REJECTED": "REJECT", "CONDITIONAL": "cond", "EFFECTIVE": "eff", "UNREAD": "unread"}
 
 
-def _why(entry: dict[str, Any]) -> str:
+def _why(entry: dict[str, Any], where: str = "this GPU") -> str:
     status = entry["status"]
     if status == "NO_OP":
+        # say which condition is false where: "never read here: `A or B` is false on sm120"
         ev = entry.get("evidence") or []
         if ev:
             first = ev[0]
             names = ", ".join(f"{n['name']}={n['value']}" for n in first.get("names", [])[:3])
-            return f"{first['read']}: dead because {first['guard']}" + (f" ({names})" if names else "")
+            return (f"never read here: `{first['guard']}` is false on {where} (at {first['read']})"
+                    + (f"; {names}" if names else ""))
         dead = next((r for r in entry["reads"] if r.get("dead_because")), None)
-        return f"{dead['location']}: {dead['dead_because'][0]}" if dead else ""
+        if dead is None:
+            return ""
+        reason = dead["dead_because"][0]
+        if reason.startswith("every call site"):
+            return f"never read here: {reason} on {where} (at {dead['location']})"
+        return f"never read here: `{reason}` is false on {where} (at {dead['location']})"
     if status == "CONDITIONAL":
         needs = entry.get("needs", [])
         return "needs " + ", ".join(needs[:4]) + (f" (+{len(needs) - 4})" if len(needs) > 4 else "")
@@ -58,7 +65,7 @@ def _single(label: str, rep: dict[str, Any], version: str, markdown: bool) -> st
         lines.append(f"## {TITLES[status]} ({len(group)})" if markdown else f"{TITLES[status]} ({len(group)}):")
         shown = group if status != "EFFECTIVE" else group
         for dest in shown:
-            why = _why(flags[dest])
+            why = _why(flags[dest], label)
             lines.append(f"- `{dest}`: {why}" if markdown else f"  {dest:<48} {why}")
     return "\n".join(lines).rstrip() + "\n"
 
@@ -79,11 +86,29 @@ def _matrix(reports: dict[str, dict[str, Any]], version: str, markdown: bool) ->
         lines.append(("## " if markdown else "") + f"{TITLES[status]} on every GPU ({len(same)})")
         if status in ("NO_OP", "REJECTED", "UNREAD"):
             for d in same:
-                lines.append(f"- `{d}`: {_why(reports[labels[0]]['flags'][d])}" if markdown
-                             else f"  {d:<48} {_why(reports[labels[0]]['flags'][d])}")
+                why = _why(reports[labels[0]]["flags"][d], "every GPU given")
+                lines.append(f"- `{d}`: {why}" if markdown else f"  {d:<48} {why}")
         else:
-            lines.append("  " + ", ".join(same) if not markdown else ", ".join(f"`{d}`" for d in same))
+            lines.extend(_wrapped(same) if not markdown else [", ".join(f"`{d}`" for d in same)])
     return "\n".join(lines).rstrip() + "\n"
+
+
+def text_width() -> int:
+    """The terminal's width when stdout is one, else a fixed 100 (files and pipes)."""
+    import shutil
+    import sys
+
+    if sys.stdout.isatty():
+        return max(40, shutil.get_terminal_size((100, 24)).columns)
+    return 100
+
+
+def _wrapped(names: list[str]) -> list[str]:
+    """A long list of flag names as indented lines that fit the width (never splitting a name)."""
+    import textwrap
+
+    return textwrap.wrap(", ".join(names), width=text_width(), initial_indent="  ", subsequent_indent="  ",
+                         break_long_words=False, break_on_hyphens=False)
 
 
 def _table(dests: list[str], labels: list[str], reports: dict[str, dict[str, Any]], markdown: bool) -> list[str]:

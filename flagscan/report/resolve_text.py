@@ -34,7 +34,7 @@ def render(results, show_all: bool = False) -> str:
     lines: list[str] = []
     for command, parsed, scenario, resolution, diagnostics in results:
         gpu = scenario.gpu
-        lines.append(f"{command.path}:{command.line}: {gpu.count}x {gpu.name or gpu.sm} ({gpu.sm})"
+        lines.append(f"{command.path}:{command.line}: {gpu.count}x {f'{gpu.name} ({gpu.sm})' if gpu.name and gpu.name != gpu.sm else gpu.sm}"
                      + (f", model {', '.join(scenario.model.architectures or [])}" if scenario.model else ", no model config"))
         for r in resolution.rejections:
             tag = "REJECTED" if r.certain else "may be rejected"

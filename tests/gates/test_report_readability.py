@@ -1,0 +1,62 @@
+"""report renderers: a no-op says which condition is false where; evidence values do not contradict
+themselves; labels are not doubled; long flag lists wrap; the graph leaves out isolated settings."""
+
+from __future__ import annotations
+
+import json
+from types import SimpleNamespace
+
+import networkx as nx
+from click.testing import CliRunner
+
+from flagscan.cli import main
+from flagscan.report import gates_graph, gates_text, resolve_text
+from tests.conftest import ROOT
+
+LINT_TREE = str(ROOT / "fixtures" / "trees" / "lint")
+
+
+def _no_op_entry() -> dict:
+    return {"status": "NO_OP", "reads": [], "needs": [],
+            "evidence": [{"read": "sglang/srt/layers/communicator.py:12", "guard": "_is_sm90_supported or _is_sm100_supported",
+                          "guard_location": "sglang/srt/layers/communicator.py:10",
+                          "names": [{"name": "_is_sm90_supported", "value": False}]}]}
+
+
+def test_a_no_op_names_the_false_condition_and_the_gpu() -> None:
+    text = gates_text._why(_no_op_entry(), "sm120")
+    assert "`_is_sm90_supported or _is_sm100_supported` is false on sm120" in text
+    assert "dead because" not in text
+
+
+def test_evidence_values_do_not_contradict_themselves(tmp_path) -> None:
+    result = CliRunner().invoke(main, ["--sglang", LINT_TREE, "--cache-dir", str(tmp_path), "-q", "report",
+                                       "--gpu", "sm120", "--format", "json"])
+    values = [n["value"] for e in json.loads(result.stdout)["flags"]["enable_allreduce_fusion"]["evidence"]
+              for n in e["names"]]
+    assert values and not [v for v in values if isinstance(v, str) and v.startswith("unknown value")]
+
+
+def test_a_gpu_without_a_name_is_not_labelled_twice() -> None:
+    gpu = SimpleNamespace(count=1, name=None, sm="sm120")
+    result = (SimpleNamespace(path="<argv>", line=1), SimpleNamespace(diagnostics=[]),
+              SimpleNamespace(gpu=gpu, model=None), SimpleNamespace(rejections=[], settings={}, stops=[]), [])
+    assert "sm120 (sm120)" not in resolve_text.render([result])
+
+
+def test_long_flag_lists_wrap_to_the_width_when_not_a_terminal() -> None:
+    flags = {f"some_rather_long_flag_name_{i}": {"status": "EFFECTIVE", "reads": []} for i in range(40)}
+    text = gates_text.render({"h200": {"flags": flags}, "b200": {"flags": flags}}, "0.5.90")
+    assert max(len(line) for line in text.splitlines()) <= gates_text.text_width() == 100
+
+
+def test_the_graph_leaves_out_isolated_settings_unless_asked() -> None:
+    g = nx.MultiDiGraph()
+    g.add_node("setting:a", kind="setting")
+    g.add_node("setting:b", kind="setting")
+    g.add_node("setting:lonely", kind="setting")
+    g.add_edge("setting:a", "setting:b", kind="writes")
+    assert "setting:lonely" not in gates_graph.render(g, "dot")
+    assert "setting:lonely" in gates_graph.render(g, "dot", keep_isolated=True)
+    ids = {n["id"] for n in gates_graph.to_json(gates_graph.connected(g))["nodes"]}
+    assert ids == {"setting:a", "setting:b"}
