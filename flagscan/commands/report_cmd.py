@@ -171,7 +171,8 @@ def report(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu
             extra = {"command_errors": errors} if given else {}
             if len(reports) == 1:
                 only = next(iter(reports.values()))
-                emit_json("report", {"hardware": only["hardware"], "flags": only["flags"], **extra}, rev)
+                emit_json("report", {"hardware": only["hardware"], "flags": only["flags"],
+                                     "stopped": only.get("stopped", []), **extra}, rev)
             else:
                 emit_json("report", {"gpus": reports, **extra}, rev)
         else:

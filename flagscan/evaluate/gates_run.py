@@ -228,7 +228,11 @@ def in_parallel(jobs: dict[str, Any], workers: int | None = None) -> dict[str, A
 
 
 def gpu_json(gg: GpuGates) -> dict[str, Any]:
-    return {"hardware": gg.gpu.to_json(), "flags": {d: verdict_json(gg, v) for d, v in sorted(gg.verdicts.items())}}
+    data = {"hardware": gg.gpu.to_json(), "flags": {d: verdict_json(gg, v) for d, v in sorted(gg.verdicts.items())}}
+    # where the gate interpreter could not follow SGLang's code (flagscan.evaluate.giveup.Stop), sorted
+    stops = getattr(gg.evaluator.interp, "stops", []) if gg.evaluator is not None else []
+    data["stopped"] = [s.to_json() for s in sorted(stops, key=lambda s: (location_key(s.location), s.construct, s.what))]
+    return data
 
 
 __all__ = ["GpuGates", "Status", "evaluate_gpu", "gpu_json", "runtime_settings"]

@@ -57,6 +57,7 @@ def _single(label: str, rep: dict[str, Any], version: str, markdown: bool) -> st
     lines = [f"# {head}" if markdown else head, ""]
     counts = {s: sum(1 for e in flags.values() if e["status"] == s) for s in ORDER}
     lines.append(", ".join(f"{counts[s]} {s}" for s in ORDER))
+    lines.extend(_stopped(rep))
     for status in ORDER:
         group = sorted(d for d, e in flags.items() if e["status"] == status)
         if not group:
@@ -70,12 +71,30 @@ def _single(label: str, rep: dict[str, Any], version: str, markdown: bool) -> st
     return "\n".join(lines).rstrip() + "\n"
 
 
+def _stopped(rep: dict[str, Any]) -> list[str]:
+    """Where analysis stopped: verdicts that rest on code past these points may be incomplete."""
+    stops = rep.get("stopped") or []
+    if not stops:
+        return []
+    lines = [f"analysis stopped at {len(stops)} place{'' if len(stops) == 1 else 's'} "
+             "(what they compute is unknown; see --format json \"stopped\"):"]
+    for s in stops[:5]:
+        lines.append(f"  {s['location']}: {s['construct']}; {s['unknown']} is unknown")
+    if len(stops) > 5:
+        lines.append(f"  ... and {len(stops) - 5} more")
+    return lines
+
+
 def _matrix(reports: dict[str, dict[str, Any]], version: str, markdown: bool) -> str:
     labels = list(reports)
     dests = sorted({d for r in reports.values() for d in r["flags"]})
     gated = [d for d in dests if len({reports[g]["flags"].get(d, {}).get("status") for g in labels}) > 1]
     lines = [f"# sglang {version}: verdicts on {', '.join(labels)}" if markdown
              else f"sglang {version}: verdicts on {', '.join(labels)}", ""]
+    for label in labels:
+        stopped = _stopped(reports[label])
+        if stopped:
+            lines.extend([f"{label}: {stopped[0]}", *stopped[1:], ""])
     lines.append(("## " if markdown else "") + f"Hardware-gated ({len(gated)} flag{'' if len(gated) == 1 else 's'} whose verdict differs by GPU)")
     lines.extend(_table(gated, labels, reports, markdown))
     for status in ("NO_OP", "REJECTED", "CONDITIONAL", "UNREAD", "EFFECTIVE"):

@@ -56,3 +56,29 @@ def test_the_graph_leaves_out_isolated_settings_unless_asked() -> None:
     assert "setting:lonely" in gates_graph.render(g, "dot", keep_isolated=True)
     ids = {n["id"] for n in gates_graph.to_json(gates_graph.connected(g))["nodes"]}
     assert ids == {"setting:a", "setting:b"}
+
+
+def test_report_says_where_analysis_stopped(tmp_path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from flagscan.cli import main
+    from tests.conftest import ROOT
+
+    tree = tmp_path / "tree"
+    import shutil
+
+    shutil.copytree(ROOT / "fixtures" / "trees" / "lint", tree)
+    comm = tree / "sglang" / "srt" / "layers" / "communicator.py"
+    # a guard whose value comes through recursion deeper than flagscan follows
+    comm.write_text(comm.read_text() + "\n\ndef _deep(n):\n    return n if n > 100 else _deep(n + 1)\n\n\n"
+                    "_FUSE_DEPTH = _deep(1)\n")
+    result = CliRunner().invoke(main, ["--sglang", str(tree), "--cache-dir", str(tmp_path / "c"), "-q", "report",
+                                       "--gpu", "h200", "--format", "json"])
+    stopped = json.loads(result.stdout)["stopped"]
+    assert stopped and all(set(s) == {"location", "construct", "unknown"} for s in stopped)
+    assert any(s["location"].startswith("sglang/srt/layers/communicator.py:") for s in stopped)
+    text = CliRunner().invoke(main, ["--sglang", str(tree), "--cache-dir", str(tmp_path / "c"), "-q", "report",
+                                     "--gpu", "h200"]).stdout
+    assert "analysis stopped at" in text
