@@ -60,3 +60,19 @@ def test_cli_and_resolution_entries() -> None:
     res = load("resolution")
     assert {"module", "class", "constructor"} <= set(res["entry"])
     assert res["declarations"]["functions"]
+
+
+def test_startup_entries() -> None:
+    data = load("startup")
+    assert data["entry"] and data["registry"] and data["needs"]["config"]
+    for entry in data["entry"]:
+        assert {"name", "phase", "class", "args"} <= set(entry) and entry["phase"] in ("startup", "serving")
+        assert entry["class"].startswith("sglang.") and entry["class"].count(".") >= 2
+        steps = entry.get("prelude", [])
+        for value in [*entry["args"].values(), *(v for s in steps for v in s["args"].values())]:
+            assert value == "record" or value.split(":", 1)[0] in ("const", "unknown"), value
+        assert all(s["function"].startswith("sglang.") for s in steps)
+    for registry in data["registry"]:
+        assert registry["kind"] == "module-attribute" and registry["attribute"].isidentifier()
+        assert registry["function"].startswith("sglang.")
+    assert all(isinstance(p, str) and p for p in data["needs"]["config"])

@@ -150,12 +150,45 @@ def _isinstance(interp, state, args, kwargs, module, line):
         return Unknown("isinstance")
     value, types = args
     types = types if isinstance(types, tuple) else (types,)
-    results = [_isinstance_one(value, t) for t in types]
+    results = [_config_isinstance(interp, state, value, t) if isinstance(value, ConfigView) and isinstance(t, ClassVal)
+               else _isinstance_one(value, t) for t in types]
     if True in results:
         return True
     if all(r is False for r in results):
         return False
     return Unknown("isinstance of an unknown value")
+
+
+def _config_isinstance(interp, state, view: ConfigView, t: ClassVal) -> bool | None:
+    """isinstance(hf_config, SomeConfig) for a config loaded from config.json.
+
+    SGLang's get_config builds the class its config registry (rules/world.toml [model]
+    config_registries) holds for the config's `model_type`, and transformers' own class
+    otherwise; a transformers class is never an instance of a class of the SGLang tree.
+    Sub-configs (text_config...) are built by their parent's class: unknown unless their
+    model_type is registered too."""
+    model_type = view.data.get("model_type")
+    registry = interp.world.config_registry(interp, state) if isinstance(model_type, str) else None
+    if registry is None:
+        return None
+    cls = registry.get(model_type)
+    if isinstance(cls, ClassVal):
+        return t in cls.mro()
+    # the config.json itself (not a sub-config): its own model_type (copies of it keep that)
+    model = interp.world.model
+    if model is None or not model.complete or not isinstance(model.config, dict):
+        return None
+    if model.config.get("model_type") == model_type:
+        return False if model_type not in registry and cls is None else None
+    # a sub-config: the class the parent's registered class names for it (`sub_configs`)
+    parent = registry.get(model.config.get("model_type"))
+    found, subs = parent.lookup("sub_configs") if isinstance(parent, ClassVal) else (False, None)
+    if not found or not isinstance(subs, dict):
+        return None
+    for key, sub in model.config.items():
+        if isinstance(sub, dict) and sub.get("model_type") == model_type and isinstance(subs.get(key), ClassVal):
+            return t in subs[key].mro()
+    return None
 
 
 def _vars(interp, state, args, kwargs, module, line):

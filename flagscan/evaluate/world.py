@@ -16,7 +16,7 @@ from pathlib import Path
 from typing import Any
 
 from flagscan.evaluate.values import (
-    Builtin, ClassVal, ConfigView, EnvView, External, FuncVal, GenericAlias, LoggerVal, Memo, Obj, PartialVal,
+    Builtin, ClassVal, ConfigView, EnvView, External, FuncVal, GenericAlias, LoggerVal, Memo, ModuleVal, Obj, PartialVal,
     Unknown, has_unknown, unknown_of,
 )
 from flagscan.hardware import GpuProfile
@@ -65,6 +65,27 @@ class World:
         self.values: dict[str, str] = rules["values"]
         self.sglang: dict[str, str] = rules["sglang"]
         self.packages: set[str] = set(rules["packages"].get(self.gpu.vendor, []))
+
+    # -- SGLang's config classes ---------------------------------------------------
+    def config_registry(self, interp, state) -> dict[str, Any] | None:
+        """model_type -> config class, from the release's own registry (None when not found or not
+        followed completely: a dict with unknown keys decides nothing)."""
+        cache = self.__dict__.setdefault("_config_registry", {})
+        if "value" not in cache:
+            from flagscan.evaluate.state import OPEN
+
+            found = None
+            for dotted in load("world").get("model", {}).get("config_registries", []):
+                module_name, _, name = dotted.rpartition(".")
+                if not interp.store.module_file(module_name):
+                    continue
+                module = interp.import_module(module_name, state)
+                value = interp.deref(module.globals.get(name), state) if isinstance(module, ModuleVal) else None
+                if isinstance(value, dict) and OPEN not in value and all(isinstance(k, str) for k in value):
+                    found = value
+                break
+            cache["value"] = found
+        return cache["value"]
 
     # -- the process environment ------------------------------------------------
     def env_get(self, key: Any, default: Any = None) -> Any:

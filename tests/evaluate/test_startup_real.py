@@ -1,0 +1,59 @@
+"""The startup phase on real SGLang releases: a setting the model runner writes, precision on a
+plain dense deployment, and the motivating deployment starting."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from flagscan.cli import main
+from tests.conftest import ROOT
+
+pytestmark = pytest.mark.real
+
+MODELS = "tests/data/groundtruth/models"
+
+
+def _resolve(cache, release: str, *args: str) -> dict:
+    old = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        result = CliRunner().invoke(main, ["--sglang", release, "--cache-dir", str(cache), "-q", "resolve",
+                                           "--format", "json", *args])
+    finally:
+        os.chdir(old)
+    assert result.exit_code in (0, 1), result.output
+    return json.loads(result.stdout)
+
+
+def test_double_sparsity_makes_the_model_runner_switch_to_triton(real_cache_dir) -> None:
+    # 0.5.10 ModelRunner.model_specific_adjustment (model_runner.py:830-835), after resolution
+    doc = _resolve(real_cache_dir, "0.5.10", "--gpu", "h100", "--model-config", f"{MODELS}/llama-3-8b", "--",
+                   "--model-path", "m", "--enable-double-sparsity", "--ds-channel-config-path", "/c.json")
+    backend, graphs = doc["settings"]["attention_backend"], doc["settings"]["disable_cuda_graph"]
+    assert backend["value"] == "triton" and backend["phase"] == "startup" and backend["certain"]
+    assert backend["because"][-1]["location"] == "sglang/srt/model_executor/model_runner.py:834"
+    assert graphs["value"] is True and graphs["because"][-1]["location"] == "sglang/srt/model_executor/model_runner.py:835"
+
+
+@pytest.mark.parametrize("release", ["0.5.10", "0.5.23"])
+def test_a_plain_dense_deployment_gets_no_rejection_in_any_phase(real_cache_dir, release) -> None:
+    doc = _resolve(real_cache_dir, release, "--gpu", "h200", "--model-config", f"{MODELS}/llama-3-8b", "--",
+                   "--model-path", "m", "--tp", "1")
+    assert doc["rejections"] == []
+    assert doc["startup"]["analysed"] and doc["startup"]["completed"] and not doc["startup"]["stopped"]
+
+
+def test_the_motivating_deployment_with_extra_buffer_starts(real_cache_dir) -> None:
+    doc = _resolve(real_cache_dir, "0.5.10", "--gpu", "rtx-pro-6000", "--gpu-count", "4",
+                   "--model-config", f"{MODELS}/qwen3.5-122b-a10b", "--",
+                   "--model-path", "m", "--tp", "4", "--speculative-algorithm", "NEXTN",
+                   "--attention-backend", "triton", "--enable-fused-moe-sum-all-reduce",
+                   "--enable-flashinfer-allreduce-fusion", "--mamba-scheduler-strategy", "extra_buffer")
+    assert not [r for r in doc["rejections"] if r["certain"]]
+    assert doc["startup"]["completed"]
+    causes = {c["location"] for c in doc["settings"]["disable_piecewise_cuda_graph"]["because"]}
+    assert len(causes) == 2
