@@ -51,7 +51,8 @@ def knock_on_diagnostics(resolution: Resolution, parsed, inventory: Inventory) -
                                   dest, where, evidence, {"needs": s.needs}))
             continue
         if s.user_given:
-            loc = parsed.values[dest].location if dest in parsed.values else where
+            given_as = dest if dest in parsed.values else s.via  # a translated deprecated flag: where it is
+            loc = parsed.values[given_as].location if given_as in parsed.values else where
             out.append(Diagnostic("FS102", Severity.WARNING,
                                   f"SGLang overrides {dest}={_show(s.user_value)} with {_show(s.value)} ({why})",
                                   dest, loc, evidence, {"value": jsonable(s.value), "user_value": jsonable(s.user_value)}))

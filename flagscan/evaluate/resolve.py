@@ -46,6 +46,7 @@ class Setting:
     because: list[Cause] = field(default_factory=list)
     needs: list[str] = field(default_factory=list)
     options: list[Any] | None = None
+    via: str | None = None   # the deprecated flag the user gave that SGLang translated into this one
 
     def to_json(self) -> dict[str, Any]:
         data = {"value": jsonable(self.value), "default": jsonable(self.default), "origin": self.origin,
@@ -436,6 +437,8 @@ def _settings(interp, inventory: Inventory, user_values: dict[str, Any], record:
             origin = "user" if given else "default"
         because = first + (causes if origin == "adjusted" else [])
         setting = Setting(name, value, default, origin, certain, user_value, given, because)
+        if translation is not None:
+            setting.via = next(d for d in translated[name] if _translation([translation], (d,)) is not None)
         if isinstance(value, Unknown):
             setting.needs = sorted(value.needs)
             if value.options is not None:

@@ -103,3 +103,19 @@ def test_0_5_14_suppressed_alias_and_private_fields(real_cache_dir) -> None:
     assert out["settings"]["dsa_prefill_backend"]["default"] is None
     assert all(s["default"] != "==SUPPRESS==" for s in out["settings"].values())
     assert not [k for k in out["settings"] if k.startswith("_")]
+
+
+def test_an_override_of_a_translated_flag_points_at_the_deprecated_flag(tree, cache, tmp_path) -> None:
+    import json
+
+    from click.testing import CliRunner
+
+    from flagscan.cli import main
+
+    unit = tmp_path / "launch.cmd"
+    unit.write_text("--model-path m --enable-fusion\n")
+    result = CliRunner().invoke(main, ["--sglang", str(tree), "--cache-dir", str(cache), "-q", "lint",
+                                       "--gpu", "rtx-pro-6000", "--format", "json", str(unit)])
+    over = [d for d in json.loads(result.stdout)["diagnostics"] if d["code"] == "FS102"]
+    assert [d["flag"] for d in over] == ["fusion_backend"]
+    assert over[0]["location"]["column"] == len("--model-path m ") + 1
