@@ -40,3 +40,26 @@ def test_0_5_10_report_is_byte_identical(tmp_path, real_cache_dir) -> None:
 
     tree = get_source("0.5.10", cache_dir=real_cache_dir).root  # served from the shared cache, as a local tree
     _same_bytes(str(tree), tmp_path, "rtx-pro-6000")
+
+
+def test_verdict_json_does_not_depend_on_the_order_facts_arrive_in(tmp_path) -> None:
+    """Reads and evidence come from files parsed in parallel: whatever order they arrive in,
+    the JSON is the same (the mechanism behind the byte-identical reports above)."""
+    from types import SimpleNamespace
+
+    from flagscan.evaluate.gates_run import evaluate_gpu, gpu_json
+    from flagscan.extract.reads import load_reads
+    from flagscan.hardware import profile_from_spec
+    from tests.gates.test_gates_fixture import DESTS
+
+    root = ROOT / "fixtures" / "trees" / "gates"
+    inventory = SimpleNamespace(flags=[SimpleNamespace(dest=d) for d in DESTS])
+    reads = load_reads(root, tmp_path, workers=1)
+    gg = evaluate_gpu(root, None, inventory, reads, profile_from_spec("sm120"))
+    several = [v for v in gg.verdicts.values() if len(v.reads) > 1]
+    assert several
+    before = gpu_json(gg)
+    for v in gg.verdicts.values():
+        v.reads.reverse()
+        v.steers.reverse()
+    assert gpu_json(gg) == before
