@@ -260,23 +260,22 @@ def build_matrix(version: str, limit: int | None = None) -> list[dict[str, Any]]
 
 
 # A subset (--subset N) keeps every case of these flag sets, and the ones below.
-SUBSET_FLAGSETS = ("dp-attention", "dp-attention-tp", "dep-cuda-graph-max-bs", "dep-disable-piecewise",
-                   "dep-stream-output", "dep-fast-image-processor", "ar-fusion", "no-cuda-graph",
-                   "mamba-extra-buffer", "motivating", "motivating-extra-buffer")
+SUBSET_FLAGSETS = ("dp-attention-tp", "dep-cuda-graph-max-bs", "dep-disable-piecewise", "dep-stream-output",
+                   "dep-fast-image-processor", "motivating", "motivating-extra-buffer")
 SUBSET_RULE = ("a deterministic subset: a case is kept when int(sha256(case id), 16) % every == 0, or its "
-               "flag set is one of 'flagsets', or it runs with an environment variant, or it is the "
-               "motivating hardware (Qwen3.5-122B-A10B on 4x RTX PRO 6000 Server Edition), or it is a "
-               "one-GPU baseline")
+               "flag set is one of 'flagsets' (the deprecated spellings and the motivating command), or it "
+               "is the motivating hardware (Qwen3.5-122B-A10B on 4x RTX PRO 6000 Server Edition, no "
+               "environment variant), or it is Llama-3-8B's one-GPU baseline")
 
 
 def subset(cases: list[dict[str, Any]], every: int) -> list[dict[str, Any]]:
     """The cases SUBSET_RULE keeps, in matrix order."""
     def keep(case: dict[str, Any]) -> bool:
         return (int(hashlib.sha256(case["id"].encode()).hexdigest(), 16) % every == 0
-                or case["flagset"] in SUBSET_FLAGSETS or bool(case["env_name"])
+                or case["flagset"] in SUBSET_FLAGSETS
                 or (case["model"] == "qwen3.5-122b-a10b" and case["gpu"] == MOTIVATING_GPU
-                    and case["count"] == 4)
-                or (case["flagset"] == "baseline" and case["count"] == 1))
+                    and case["count"] == 4 and not case["env_name"])
+                or (case["flagset"] == "baseline" and case["count"] == 1 and case["model"] == "llama-3-8b"))
     return [c for c in cases if keep(c)]
 
 
