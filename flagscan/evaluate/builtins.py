@@ -57,6 +57,13 @@ def _pure(name: str, fn):
                 return Unknown(f"{name}(...) of a dict with keys not known")
             # iterating a dict sees its keys only; a key present on some paths is a Maybe
             args = [[Maybe(k) if isinstance(v, Maybe) else k for k, v in args[0].items()], *args[1:]]
+        if name in _COPIES and len(args) == 1 and not kwargs and isinstance(args[0], Unknown) and args[0].options:
+            # a copy of one of several known containers is one of their copies (a None or a
+            # non-container option would raise: that path does not go on)
+            copies = tuple(call(interp, state, [o], {}, module, line) for o in args[0].options
+                           if isinstance(o, (list, tuple, dict)))
+            if copies and len(copies) == len([o for o in args[0].options if o is not None]):
+                return Unknown(f"{name}({args[0].why})", args[0].needs, copies)
         if name in _COPIES and len(args) == 1 and not kwargs and isinstance(args[0], (list, tuple, dict)):
             # A copy keeps unknown elements as they are.
             if name == "dict" and isinstance(args[0], dict):
@@ -403,6 +410,12 @@ def method_of(base: Any, attr: str) -> Any:
             if any(has_unknown(a) for a in args) or any(has_unknown(v) for v in kwargs.values()):
                 if attr == "get" and isinstance(base, dict) and args and not has_unknown(args[0]):
                     return base.get(*args)
+                if attr == "get" and isinstance(base, dict) and args and isinstance(args[0], Unknown) \
+                        and len(base) <= _OPTIONS:
+                    # a known dict under a key not known: one of its values, or the default
+                    values = [v.value if isinstance(v, Maybe) else v for v in base.values()]
+                    default = args[1] if len(args) > 1 else kwargs.get("default")
+                    return Unknown(f".get({args[0].why})", args[0].needs, tuple(values) + (default,))
                 return unknown_of(*args, *kwargs.values(), why=f".{attr}(...)")
             try:
                 result = bound(*args, **kwargs)
@@ -439,6 +452,9 @@ def method_of(base: Any, attr: str) -> Any:
                 return interp.give_up(f".{attr}(...) raised {type(exc).__name__}", module, line)
         return Builtin(attr, mutate)
     return Unknown(f"{type(base).__name__}.{attr}")
+
+
+_OPTIONS = 256   # a lookup under an unknown key in a larger dict is not spelled out value by value
 
 
 def _unknown_keys(attr: str, args, kwargs) -> bool:

@@ -37,7 +37,7 @@ def knock_on_diagnostics(resolution: Resolution, parsed, inventory: Inventory) -
         verb = "refuses to start" if r.certain else "may refuse to start"
         out.append(Diagnostic(code, severity, f"SGLang {verb}: {r.message}", None, where,
                               (Evidence(r.location, r.condition),),
-                              {"exception": r.exception, "needs": r.needs}))
+                              {"exception": r.exception, "needs": r.needs, "depends": r.depends}))
     out.extend(stopped_diagnostics(resolution, where))
     for dest, s in resolution.settings.items():
         if s.origin != "adjusted":

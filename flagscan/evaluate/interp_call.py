@@ -120,8 +120,33 @@ class CallsMixin:
             except Exception as exc:  # Python raises here; flagscan does not follow the raise
                 return self.give_up(f"{self._text(node) if node else 'a call'} raised {type(exc).__name__}", module, line)
         if isinstance(func, Unknown):
+            if func.options and len(func.options) <= _OPTION_CALLS and all(_callable(o) for o in func.options):
+                return self._call_options(func, args, kwargs, state, module, node, line)
             return Unknown(self._text(node) if node else func.why, func.needs)
         return self.give_up(f"a call of a {type(func).__name__} ({self._text(node) if node else '?'})", module, line)
+
+    def _call_options(self, func: Unknown, args, kwargs, state: State, module: ModuleVal, node, line: int) -> Any:
+        """A call of one of several known functions (looked up under a key not known): each
+        is called on its own path, as `if` runs its branches, and the paths are joined."""
+
+        text = self._text(node) if node else func.why
+        paths = []
+        for i, option in enumerate(func.options):
+            s = state.fork() if i < len(func.options) - 1 else state
+            try:
+                paths.append((s, self.call(option, list(args), dict(kwargs), s, module, node, line)))
+            except Dead:
+                pass
+            if s is not state and s.raised:
+                state.raised.extend(s.raised)
+                s.raised = []
+        if not paths:
+            raise Dead()
+        state.adopt(join_states([s for s, _ in paths], text))
+        value = join_values([v for _, v in paths], text)
+        if isinstance(value, Unknown) and func.needs:
+            value = Unknown(value.why, value.needs | func.needs, value.options, value.truth)
+        return value
 
     def record_declaration(self, fn: FuncVal, args, kwargs, state: State, module: ModuleVal, line: int) -> None:
         """A declared resolution is a write of each keyword field by the named source."""
@@ -303,3 +328,10 @@ def _memo_key(args, kwargs):
         else:
             return None
     return tuple(parts)
+
+
+_OPTION_CALLS = 64   # a call through an unknown choice of more functions than this is not followed
+
+
+def _callable(value: Any) -> bool:
+    return isinstance(value, (FuncVal, BoundMethod, ClassVal, PartialVal, LambdaVal, Builtin))

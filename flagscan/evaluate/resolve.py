@@ -69,12 +69,17 @@ class Rejection:
     certain: bool
     exception: str
     needs: list[str] = field(default_factory=list)
+    # the facts the tests assumed on its path stand for (model, env:X, runtime:...): what would decide it
+    depends: list[str] = field(default_factory=list)
 
     def to_json(self) -> dict[str, Any]:
         data = {"location": self.location, "handler": self.handler, "condition": self.condition,
-                "message": self.message, "certain": self.certain, "exception": self.exception}
+                "message": self.message, "certain": self.certain, "exception": self.exception,
+                "phase": "resolution"}
         if self.needs:
             data["needs"] = self.needs
+        if self.depends:
+            data["depends"] = self.depends
         return data
 
 
@@ -179,7 +184,7 @@ def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: Wor
     raised = list(state.raised)
     state.raised = []
     notes.extend(interp.notes)
-    rejections = [_rejection(s, exc) for s, exc in raised]
+    rejections = [_rejection(s, exc, interp.assumed_needs) for s, exc in raised]
     if not isinstance(record, Obj):
         record = _find_record(interp, state, raised, record_cls)
     final_state = state if completed else _last_state(raised, state)
@@ -548,8 +553,11 @@ def _rejection_message(exc: Any, message: Any) -> str:
     return text
 
 
-def _rejection(state: State, exc: Any) -> Rejection:
+def _rejection(state: State, exc: Any, assumed_needs: dict[str, frozenset[str]] | None = None) -> Rejection:
     event = next((e for e in reversed(list(state.events)) if e.kind == "raise"), None)
+    depends: set[str] = set()
+    for a in state.assumptions:
+        depends |= (assumed_needs or {}).get(a) or {"runtime:" + a}
     message = exc.message if isinstance(exc, ExcVal) else exc
     needs: list[str] = sorted(message.needs) if isinstance(message, Unknown) else []
     return Rejection(
@@ -560,6 +568,7 @@ def _rejection(state: State, exc: Any) -> Rejection:
         certain=not state.assumptions,
         exception=exc.type_name if isinstance(exc, ExcVal) else "Exception",
         needs=needs + [f"assumed: {a}" for a in state.assumptions][:5],
+        depends=sorted(depends),
     )
 
 

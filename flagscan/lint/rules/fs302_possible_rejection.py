@@ -33,5 +33,16 @@ VALID = (Example("--model-path m --mem-fraction-static 0.9"),)
 INVALID = (Example("--model-path m --mem-fraction-static 0.97", expect=("FS302",)),)
 
 
+MODEL_MESSAGE = ("{count} start-up check(s) depend on the model (its config.json and files) or on what SGLang "
+                 "derives from it; give --model-config to decide them")
+
+
 def check(ctx):
-    return [at_named_flag(ctx, d) for d in ctx.knock_on if d.code == CODE]
+    from flagscan.lint.rules._model import split, summary
+
+    found = [d for d in ctx.knock_on if d.code == CODE]
+    kept, model = split(ctx, found, lambda d: d.data.get("depends", []))
+    out = [at_named_flag(ctx, d) for d in kept]
+    if model:
+        out.append(summary(ctx, CODE, SEVERITY, MODEL_MESSAGE, model))
+    return out

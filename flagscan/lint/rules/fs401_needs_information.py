@@ -35,5 +35,12 @@ VALID = (Example("--model-path m --tokenizer-worker-num 4"),)
 INVALID = (Example("--model-path m", expect=("FS401",)),)
 
 
+MODEL_MESSAGE = ("{count} setting(s) SGLang may change depend on the model (its config.json and files) or on what "
+                 "SGLang derives from it; give --model-config to decide them")
+
+
 def check(ctx):
-    return [d for d in ctx.knock_on if d.code == CODE]
+    from flagscan.lint.rules._model import split, summary
+
+    kept, model = split(ctx, [d for d in ctx.knock_on if d.code == CODE], lambda d: d.data.get("needs", []))
+    return kept + ([summary(ctx, CODE, SEVERITY, MODEL_MESSAGE, model)] if model else [])

@@ -39,5 +39,13 @@ VALID = (Example("--model-path m"),)
 INVALID = (Example("--model-path m --debug-depth 1", expect=("FS402",)),)
 
 
+SUMMARY = "analysis stopped at {count} places in SGLang's code; what they compute is unknown (each place is in the evidence)"
+# Up to this many places are reported one by one; more are one finding (evidence lists them all).
+ONE_BY_ONE = 3
+
+
 def check(ctx):
-    return [d for d in ctx.knock_on if d.code == CODE]
+    from flagscan.lint.rules._model import summary
+
+    found = [d for d in ctx.knock_on if d.code == CODE]
+    return found if len(found) <= ONE_BY_ONE else [summary(ctx, CODE, SEVERITY, SUMMARY, found, needs=())]
