@@ -35,9 +35,15 @@ def user_values(values: dict[str, Any]) -> dict[str, Any]:
 
 def predict(root: Path, cache_dir: Path | None, inventory: Inventory, values: dict[str, Any],
             scenario: Scenario) -> Resolution:
+    from flagscan.evaluate.cachekey import scenario_key
     from flagscan.extract.irstore import ModuleStore
 
     given = user_values(values)
+    record = Path(cache_dir) / "facts" / "resolution" / f"{scenario_key(root, given, scenario)}.pickle" \
+        if cache_dir is not None else None
+    hit = _cached(record)
+    if hit is not None:
+        return hit
     model_path = given.get("model_path") if isinstance(given.get("model_path"), str) else None
     world = World(scenario.gpu, dict(scenario.env), scenario.model, model_path)
     try:
@@ -49,7 +55,42 @@ def predict(root: Path, cache_dir: Path | None, inventory: Inventory, values: di
     if not resolution.settings:
         why = "; ".join(resolution.notes) or "it produced no setting"
         raise ResolutionError(f"SGLang's resolution could not be followed ({why}); no setting can be predicted")
+    if record is not None:
+        _store(record, resolution)
     return resolution
+
+
+def _cached(path: Path | None) -> Resolution | None:
+    """A resolution this cache holds for the same key (flagscan's own pickle: same engine, same inputs)."""
+    import pickle
+
+    if path is None or not path.is_file():
+        return None
+    try:
+        with open(path, "rb") as fh:
+            value = pickle.load(fh)
+    except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError):
+        return None  # written by another flagscan version or cut short: computed again
+    return value if isinstance(value, Resolution) else None
+
+
+def _store(path: Path, resolution: Resolution) -> None:
+    import os
+    import pickle
+    import tempfile
+
+    path.parent.mkdir(parents=True, exist_ok=True)
+    fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
+    try:
+        with os.fdopen(fd, "wb") as fh:
+            pickle.dump(resolution, fh, protocol=pickle.HIGHEST_PROTOCOL)
+        os.replace(tmp, path)
+    except (OSError, pickle.PicklingError, TypeError, AttributeError, RecursionError):
+        # a value pickle cannot hold: the prediction is simply not cached
+        try:
+            os.unlink(tmp)
+        except OSError:
+            pass
 
 
 class ResolutionError(ExtractionError):

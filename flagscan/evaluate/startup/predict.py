@@ -9,7 +9,6 @@ tree, the command's values and the scenario, so a warm lint pays nothing.
 
 from __future__ import annotations
 
-import hashlib
 import json
 from pathlib import Path
 from typing import Any
@@ -27,8 +26,10 @@ def predict_startup(root: Path, cache_dir: Path | None, inventory, values: dict[
     from flagscan.evaluate import user_values
     from flagscan.evaluate.resolve import jsonable
 
+    from flagscan.evaluate.cachekey import scenario_key
+
     given = user_values(values)
-    key = _key(root, given, scenario, jsonable)
+    key = scenario_key(root, given, scenario, "startup", load("startup"))
     path = Path(cache_dir) / "facts" / "startup" / f"{key}.json" if cache_dir is not None else None
     hit = _read(path)
     if hit is not None:
@@ -79,21 +80,6 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
     dests = {f.dest for f in inventory.flags}
     result.writes = {d: w for d, w in result.writes.items() if d in dests}
     return result
-
-
-def _key(root: Path, given: dict[str, Any], scenario, jsonable) -> str:
-    from flagscan.extract.cache import engine_version
-    from flagscan.extract.reads import _listing
-
-    h = hashlib.sha256(engine_version().encode())
-    for rel, st in _listing(Path(root)):
-        h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    model = scenario.model.config if scenario.model is not None else None
-    doc = {"values": {k: repr(v) if isinstance(v, Unknown) else jsonable(v) for k, v in sorted(given.items())},
-           "gpu": scenario.gpu.to_json(), "env": scenario.env, "model": model,
-           "rules": load("startup"), "complete": scenario.model.complete if scenario.model is not None else None}
-    h.update(json.dumps(doc, sort_keys=True, default=str).encode())
-    return h.hexdigest()[:32]
 
 
 def _write(path: Path, result: StartupResult, jsonable) -> None:

@@ -1,0 +1,37 @@
+"""evaluate: the key of a cached prediction: flagscan's engine, the tree's files, the command, the scenario."""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from flagscan.evaluate.values import Unknown
+
+_CONTENT_ADDRESSED = re.compile(r"[0-9a-f]{64}")
+
+
+def scenario_key(root: Path, given: dict[str, Any], scenario, *extra: Any) -> str:
+    """A digest that changes when any input of a prediction does (a file of the tree by size or
+    mtime, flagscan's evaluator or rule data, a value of the command, the GPU, env or model)."""
+    from flagscan.evaluate.resolve import jsonable
+    from flagscan.extract.cache import engine_version
+    from flagscan.extract.reads import _listing
+
+    h = hashlib.sha256(engine_version().encode())
+    root = Path(root)
+    if _CONTENT_ADDRESSED.fullmatch(root.name) and (root / "MANIFEST.json").is_file():
+        # a cached tree: its folder is named by its content digest, checked when it is served
+        h.update(root.name.encode())
+    else:
+        for rel, st in _listing(root):
+            h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    model = scenario.model
+    doc = {"values": {k: repr(v) if isinstance(v, Unknown) else jsonable(v) for k, v in sorted(given.items())},
+           "gpu": scenario.gpu.to_json(), "env": scenario.env,
+           "model": [model.config, model.complete, model.origin] if model is not None else None,
+           "extra": list(extra)}
+    h.update(json.dumps(doc, sort_keys=True, default=str).encode())
+    return h.hexdigest()[:32]

@@ -1,0 +1,44 @@
+"""A resolution is computed once per (engine, tree, command, scenario) and read back after."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+from flagscan.evaluate import Scenario, predict
+from flagscan.extract import load_inventory
+from flagscan.hardware import profile_from_spec
+from flagscan.inputs import command_from_argv, parse_command
+from flagscan.source import get_source
+from tests.conftest import TREES
+
+
+def _predict(cache: Path, argv: list[str], gpu: str = "h200"):
+    tree = get_source(str(TREES / "lint"), cache_dir=cache)
+    inventory, _ = load_inventory(tree.root, cache)
+    values = {d: v.value for d, v in parse_command(command_from_argv(argv), inventory).values.items()}
+    return predict(tree.root, cache, inventory, values, Scenario(profile_from_spec(gpu), {}, None))
+
+
+def test_a_second_prediction_is_read_back_and_equal(tmp_path) -> None:
+    first = _predict(tmp_path, ["--model-path", "m", "--speculative-algorithm", "EAGLE"])
+    records = list((tmp_path / "facts" / "resolution").glob("*.pickle"))
+    assert len(records) == 1
+    second = _predict(tmp_path, ["--model-path", "m", "--speculative-algorithm", "EAGLE"])
+    assert second is not first
+    assert {d: s.to_json() for d, s in second.settings.items()} == {d: s.to_json() for d, s in first.settings.items()}
+    assert [r.to_json() for r in second.rejections] == [r.to_json() for r in first.rejections]
+
+
+def test_another_command_or_gpu_is_another_prediction(tmp_path) -> None:
+    _predict(tmp_path, ["--model-path", "m"])
+    _predict(tmp_path, ["--model-path", "m", "--tp-size", "2"])
+    _predict(tmp_path, ["--model-path", "m"], gpu="rtx-pro-6000")
+    assert len(list((tmp_path / "facts" / "resolution").glob("*.pickle"))) == 3
+
+
+def test_a_damaged_record_is_computed_again(tmp_path) -> None:
+    first = _predict(tmp_path, ["--model-path", "m"])
+    (record,) = (tmp_path / "facts" / "resolution").glob("*.pickle")
+    record.write_bytes(b"not a pickle")
+    again = _predict(tmp_path, ["--model-path", "m"])
+    assert again.settings.keys() == first.settings.keys()
