@@ -9,7 +9,7 @@ import click
 from flagscan.cli import Exit, UserError, _merge, progress, run_guarded
 from flagscan.commands.scenario import scenario_options
 
-FORMATS = ("text", "json", "sarif", "github")
+FORMATS = ("text", "concise", "json", "sarif", "github")
 THRESHOLD = {"error": 3, "warning": 2, "info": 1}
 DEFAULT_FAIL_ON = "warning"
 
@@ -177,7 +177,7 @@ def run(req: Request, opts) -> int:
         if diagnostics:
             click.echo(github.render([d for r in shown for d in r.diagnostics], names))
     else:
-        text = lint_text.render(shown, notes)
+        text = lint_text.render(shown, notes, concise=req.fmt == "concise")
         if text:
             click.echo(text)
     say(lint_text.summary_line(counts))

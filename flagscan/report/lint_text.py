@@ -38,11 +38,16 @@ def render_diagnostic(d: Diagnostic, text_lines: list[str]) -> list[str]:
     return out
 
 
-def render(results: Sequence, notes: Sequence[str] = (), fixes: Sequence[str] = ()) -> str:
+def render(results: Sequence, notes: Sequence[str] = (), fixes: Sequence[str] = (), concise: bool = False) -> str:
+    """Each finding with the line of the file it points at and SGLang's evidence; `concise`:
+    one line per finding (path:line:column: code [severity] message), as grep and editors read it."""
     lines: list[str] = []
     for r in results:
         text_lines = r.text.splitlines()
         for d in r.diagnostics:
+            if concise:
+                lines.append(render_diagnostic(d, text_lines)[0])
+                continue
             lines.extend(render_diagnostic(d, text_lines))
             lines.append("")
     for note in notes:

@@ -119,7 +119,9 @@ def score_case(recording, case, root: Path, inventory, cache_dir: Path | None) -
         if name in volatile:
             continue
         score.gt_adjusted += 1
-        mine = resolution.settings.get(name)
+        # a private field (`_x_explicitly_set`) is the record's bookkeeping: flagscan keeps it
+        # apart from the settings (Resolution.private), and predicts it all the same
+        mine = resolution.settings.get(name) or resolution.private.get(name)
         want = _norm(_expand(after, lists), models)
         if mine is not None and mine.certain and _norm(jsonable(mine.value), models) == want:
             score.predicted += 1
