@@ -6,6 +6,7 @@ import math
 from typing import Any
 
 from flagscan.evaluate.values import (
+    GenericAlias,
     BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal, Maybe, Obj,
     Unknown, has_unknown, unknown_of,
 )
@@ -156,7 +157,7 @@ def _isinstance(interp, state, args, kwargs, module, line):
     if len(args) != 2:
         return Unknown("isinstance")
     value, types = args
-    types = types if isinstance(types, tuple) else (types,)
+    types = _union_members(types) if isinstance(types, tuple) else _union_members((types,))
     results = [_config_isinstance(interp, state, value, t) if isinstance(value, ConfigView) and isinstance(t, ClassVal)
                else _isinstance_one(value, t) for t in types]
     if True in results:
@@ -164,6 +165,17 @@ def _isinstance(interp, state, args, kwargs, module, line):
     if all(r is False for r in results):
         return False
     return Unknown("isinstance of an unknown value")
+
+
+def _union_members(types: tuple) -> tuple:
+    """isinstance(x, A | B | C) tests each member, as a tuple of types would be."""
+    out: list = []
+    for t in types:
+        if isinstance(t, GenericAlias) and isinstance(t.origin, External) and t.origin.path == "types.UnionType":
+            out.extend(_union_members(tuple(t.args)))
+        else:
+            out.append(t)
+    return tuple(out)
 
 
 def _config_isinstance(interp, state, view: ConfigView, t: ClassVal) -> bool | None:

@@ -40,17 +40,21 @@ def main(config):
     text = config.text_config if hasattr(config, "text_config") else config
     return (isinstance(config, HybridConfig), isinstance(config, OtherConfig),
             isinstance(text, HybridTextConfig), isinstance(text, OtherConfig))
+
+
+def union(config):
+    return isinstance(config, HybridConfig | OtherConfig), isinstance(config, OtherConfig | HybridTextConfig)
 '''
 
 
-def _run(tmp_path, config):
+def _run(tmp_path, config, function: str = "main"):
     root = write_tree(tmp_path / "tree", {"sglang/srt/utils/hf_transformers/common.py": COMMON,
                                          "sglang/srt/mod.py": MOD})
     facts = ModelFacts(config, True, "config.json")
     interp = Interpreter(ModuleStore(root, tmp_path / "cache"), World(profile_from_spec("h200"), {}, facts))
     state = State({}, {})
     module = interp.import_module("sglang.srt.mod", state)
-    fn = interp.deref(module.globals["main"], state)
+    fn = interp.deref(module.globals[function], state)
     return interp.call(fn, [ConfigView(config, "config.json")], {}, state, module)
 
 
@@ -70,3 +74,8 @@ def test_a_sub_config_the_parent_does_not_name_stays_unknown(tmp_path):
     first, second, text_hybrid, _ = _run(tmp_path, config)
     assert (first, second) == (False, True)
     assert isinstance(text_hybrid, Unknown)
+
+
+def test_a_union_of_classes_tests_each_member(tmp_path):
+    config = {"model_type": "hybrid", "architectures": ["HybridForCausalLM"]}
+    assert _run(tmp_path, config, "union") == (True, False)

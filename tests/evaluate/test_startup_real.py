@@ -57,3 +57,15 @@ def test_the_motivating_deployment_with_extra_buffer_starts(real_cache_dir) -> N
     assert doc["startup"]["completed"]
     causes = {c["location"] for c in doc["settings"]["disable_piecewise_cuda_graph"]["because"]}
     assert len(causes) == 2
+
+
+def test_a_hybrid_gdn_model_with_flashinfer_on_blackwell_crashes_at_startup(real_cache_dir) -> None:
+    # tests/data/startup/incidents/qwen3-next-gdn-flashinfer-sm120.toml (PR 18758): 0.5.8's
+    # attn_backend_wrapper admits only triton or trtllm_mha for hybrid GDN models on Blackwell
+    args = ("--gpu", "rtx-5090", "--model-config", f"{MODELS}/qwen3-next-80b-a3b", "--",
+            "--model-path", "Qwen/Qwen3-Next-80B-A3B-Instruct", "--attention-backend")
+    doc = _resolve(real_cache_dir, "0.5.8", *args, "flashinfer")
+    crash = [r for r in doc["rejections"] if r["certain"]]
+    assert [(r["phase"], r["location"]) for r in crash] == [
+        ("startup", "sglang/srt/layers/attention/attention_registry.py:202")]
+    assert not _resolve(real_cache_dir, "0.5.8", *args, "triton")["rejections"]

@@ -289,7 +289,7 @@ def _own(assumptions: tuple[str, ...], survival: frozenset[str]) -> tuple[str, .
 
 def _classify(interp, s: State, exc: Any, entry: dict[str, Any], config: tuple[str, ...],
               survival: frozenset[str]) -> StartupRaise | None:
-    event = next((e for e in s.events if e.kind == "raise"), None)
+    event = next((e for e in reversed(list(s.events)) if e.kind == "raise"), None)  # this raise: the newest
     needs: set[str] = set()
     own = _own(s.assumptions, survival)
     for a in own:
