@@ -36,14 +36,14 @@ class Options:
     quiet: bool = False
 
 
-def _merge(ctx: click.Context, **overrides: Any) -> Options:
+def merge_options(ctx: click.Context, **overrides: Any) -> Options:
     """Group options, overridden by the same options given on the subcommand."""
     base: Options = ctx.obj or Options()
     given = {k: v for k, v in overrides.items() if v not in (None, False)}
     return replace(base, **given)
 
 
-def _source_options(fn: Callable) -> Callable:
+def source_options(fn: Callable) -> Callable:
     fn = click.option("--sglang", "sglang", metavar="REV", default=None,
                       help="SGLang revision: 0.5.10, v0.5.10, a commit, a path, a wheel, or 'installed'.")(fn)
     fn = click.option("--cache-dir", type=click.Path(path_type=Path), default=None,

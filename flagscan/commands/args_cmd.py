@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from flagscan.cli import Exit, LaunchArgs, UserError, _merge, _source_options, run_guarded
+from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, source_options, run_guarded
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.report import args_text
 
@@ -47,14 +47,14 @@ def read_stdin_commands(kind=None):
 
 
 @click.command("args", cls=LaunchArgs)
-@_source_options
+@source_options
 @click.option("--kind", type=click.Choice(["systemd", "shell", "compose", "k8s", "argv"]), default=None,
               help="Kind of launch file (detected when omitted).")
 @click.argument("file", required=False)
 @click.pass_context
 def args(ctx: click.Context, sglang, cache_dir, offline, fmt, kind, file, argv) -> None:
     """Show the flag values a launch command gives SGLang, parsed as SGLang's parser would."""
-    opts = _merge(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
+    opts = merge_options(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
 
     def body() -> int:
         from flagscan.inputs import parse_command

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from flagscan.cli import FORMATS, Exit, UserError, _merge, run_guarded
+from flagscan.cli import FORMATS, Exit, UserError, merge_options, run_guarded
 from flagscan.commands.common import emit_json
 from flagscan.report import detect_text
 
@@ -17,7 +17,7 @@ def detect(ctx: click.Context, fmt) -> None:
 
     Exits 2 with one line when NVML is unavailable (no driver, no GPU, pynvml missing).
     """
-    opts = _merge(ctx, format=fmt)
+    opts = merge_options(ctx, format=fmt)
 
     def body() -> int:
         from flagscan.hardware import HardwareError

@@ -6,7 +6,7 @@ import json
 
 import click
 
-from flagscan.cli import Exit, UserError, _merge, progress, run_guarded
+from flagscan.cli import Exit, UserError, merge_options, progress, run_guarded
 
 FORMATS = ("text", "json", "markdown", "sarif")
 THRESHOLD = {"error": 3, "warning": 2, "info": 1}
@@ -45,7 +45,7 @@ def diff(ctx: click.Context, old, new, services, gpus, gpu_count, model_config, 
     from pathlib import Path
 
     fmt = fmt or (ctx.obj.format if ctx.obj else "text")
-    opts = _merge(ctx, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
+    opts = merge_options(ctx, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
 
     def body() -> int:
         from flagscan.commands.common import emit_json, open_revision

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from flagscan.cli import Exit, LaunchArgs, _merge, run_guarded
+from flagscan.cli import Exit, LaunchArgs, merge_options, run_guarded
 from flagscan.commands.report_cmd import (
     check_flag, gate_reports, gate_source_options, gpu_list, launch_for, load_tree_reads, warn_parse_errors,
 )
@@ -23,7 +23,7 @@ def explain(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
     """Explain one setting as a decision tree; with --gpu, the verdict on that GPU."""
     from pathlib import Path
 
-    opts = _merge(ctx, sglang=sglang, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
+    opts = merge_options(ctx, sglang=sglang, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
     fmt = fmt or (ctx.obj.format if ctx.obj else "text")
 
     def body() -> int:

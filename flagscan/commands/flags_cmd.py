@@ -4,18 +4,18 @@ from __future__ import annotations
 
 import click
 
-from flagscan.cli import Exit, _merge, _source_options, run_guarded
+from flagscan.cli import Exit, merge_options, source_options, run_guarded
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.report import flags_text
 
 
 @click.command("flags")
-@_source_options
+@source_options
 @click.option("--deprecated", "only_deprecated", is_flag=True, help="Only deprecated flags.")
 @click.pass_context
 def flags(ctx: click.Context, sglang, cache_dir, offline, fmt, only_deprecated) -> None:
     """List every flag of `sglang serve` in the pinned revision, read from its source."""
-    opts = _merge(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
+    opts = merge_options(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
 
     def body() -> int:
         rev = open_revision(opts)

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from flagscan.cli import Exit, UserError, _merge, run_guarded
+from flagscan.cli import Exit, UserError, merge_options, run_guarded
 from flagscan.commands.report_cmd import check_flag, gate_source_options, load_tree_reads
 
 GRAPH_FORMATS = ("json", "dot", "graphml", "mermaid")
@@ -20,7 +20,7 @@ def graph(ctx, sglang, cache_dir, offline, fmt, focus, depth, show_all) -> None:
     """The dependency graph: settings, hardware predicates, env vars and model facts, with writes/gates edges."""
     from pathlib import Path
 
-    opts = _merge(ctx, sglang=sglang, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
+    opts = merge_options(ctx, sglang=sglang, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
     asked = _group_format(ctx) if fmt is None else None
     fmt = fmt or (asked if asked in GRAPH_FORMATS else "json")
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 
 import click
 
-from flagscan.cli import Exit, UserError, _merge, progress, run_guarded
+from flagscan.cli import Exit, UserError, merge_options, progress, run_guarded
 from flagscan.commands.scenario import scenario_options
 
 FORMATS = ("text", "concise", "json", "sarif", "github")
@@ -47,7 +47,7 @@ def lint(ctx: click.Context, sglang, cache_dir, offline, fmt, gpu, gpu_count, gp
 
     base = ctx.obj
     fmt = fmt or (base.format if base else "text")
-    opts = _merge(ctx, sglang=sglang, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
+    opts = merge_options(ctx, sglang=sglang, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
 
     request = Request(tuple(files), fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda, model_config, model_arch,
                       tuple(env), kind, fail_on, _codes(select), _codes(extend_select), _codes(ignore), upgrade_to,

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from flagscan.cli import Exit, LaunchArgs, UserError, _merge, run_guarded
+from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, run_guarded
 from flagscan.commands.scenario import gpu_list, scenario_options
 
 GATE_FORMATS = ("text", "json", "markdown")
@@ -146,7 +146,7 @@ def report(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu
     """Every flag's verdict on each GPU: EFFECTIVE, NO_OP, CONDITIONAL, UNREAD, REJECTED."""
     from pathlib import Path
 
-    opts = _merge(ctx, sglang=sglang, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
+    opts = merge_options(ctx, sglang=sglang, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
     fmt = fmt or (ctx.obj.format if ctx.obj else "text")
 
     def body() -> int:

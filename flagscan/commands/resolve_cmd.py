@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from flagscan.cli import Exit, LaunchArgs, UserError, _merge, _source_options, run_guarded
+from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, source_options, run_guarded
 from flagscan.commands.args_cmd import read_commands
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.commands.scenario import gpu_list, model_facts, parse_env, scenario_options
@@ -12,7 +12,7 @@ from flagscan.report import resolve_text
 
 
 @click.command("resolve", cls=LaunchArgs)
-@_source_options
+@source_options
 @scenario_options
 @click.option("--kind", type=click.Choice(["systemd", "shell", "compose", "k8s", "argv"]), default=None)
 @click.option("--all", "show_all", is_flag=True, help="Show every setting, not only what differs.")
@@ -23,7 +23,7 @@ from flagscan.report import resolve_text
 def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda, model_config,
             model_arch, env, kind, show_all, no_startup, file, argv) -> None:
     """Predict every setting SGLang will run with for a launch command on a GPU, with causes."""
-    opts = _merge(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
+    opts = merge_options(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
 
     def body() -> int:
         from flagscan.evaluate import Scenario, predict

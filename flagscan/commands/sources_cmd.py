@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from flagscan.cli import Exit, _merge, _source_options, progress, run_guarded
+from flagscan.cli import Exit, merge_options, source_options, progress, run_guarded
 from flagscan.commands.common import emit_json
 
 
@@ -14,11 +14,11 @@ def sources() -> None:
 
 
 @sources.command("list")
-@_source_options
+@source_options
 @click.pass_context
 def list_cmd(ctx: click.Context, sglang, cache_dir, offline, fmt) -> None:
     """List cached revisions."""
-    opts = _merge(ctx, cache_dir=cache_dir, format=fmt)
+    opts = merge_options(ctx, cache_dir=cache_dir, format=fmt)
 
     def body() -> int:
         from flagscan.source import list_cached
@@ -38,11 +38,11 @@ def list_cmd(ctx: click.Context, sglang, cache_dir, offline, fmt) -> None:
 
 @sources.command("fetch")
 @click.argument("revision")
-@_source_options
+@source_options
 @click.pass_context
 def fetch_cmd(ctx: click.Context, revision, sglang, cache_dir, offline, fmt) -> None:
     """Fetch REVISION into the cache (and extract its flag inventory)."""
-    opts = _merge(ctx, cache_dir=cache_dir, offline=offline, format=fmt)
+    opts = merge_options(ctx, cache_dir=cache_dir, offline=offline, format=fmt)
 
     def body() -> int:
         from flagscan.commands.common import open_revision
@@ -58,11 +58,11 @@ def fetch_cmd(ctx: click.Context, revision, sglang, cache_dir, offline, fmt) -> 
 
 
 @sources.command("clear")
-@_source_options
+@source_options
 @click.pass_context
 def clear_cmd(ctx: click.Context, sglang, cache_dir, offline, fmt) -> None:
     """Remove every cached tree and fact record."""
-    opts = _merge(ctx, cache_dir=cache_dir, format=fmt)
+    opts = merge_options(ctx, cache_dir=cache_dir, format=fmt)
 
     def body() -> int:
         from flagscan.extract.cache import clear_facts

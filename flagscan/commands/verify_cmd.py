@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from flagscan.cli import Exit, LaunchArgs, UserError, _merge, _source_options, progress, run_guarded
+from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, source_options, progress, run_guarded
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.commands.scenario import gpu_profile, model_facts, parse_env, scenario_options
 from flagscan.report import verify_text
@@ -15,7 +15,7 @@ FAIL_ON = ("gap", "surprise", "never")
 
 
 @click.command("verify", cls=LaunchArgs)
-@_source_options
+@source_options
 @scenario_options
 @click.option("--url", metavar="URL", default=None,
               help="A running server (http://HOST:PORT): reads /server_info, else /get_server_info, and /model_info.")
@@ -49,7 +49,7 @@ def verify(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu
     `surprise` (SGLang changed what you set, as predicted) or `unpredictable` (seeds, ports,
     paths). Exit 1 on any gap (see --fail-on), 2 when the server, log or command cannot be read.
     """
-    opts = _merge(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
+    opts = merge_options(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
 
     def body() -> int:
         from flagscan.evaluate import Scenario, predict

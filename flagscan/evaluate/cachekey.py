@@ -18,7 +18,7 @@ def scenario_key(root: Path, given: dict[str, Any], scenario, *extra: Any) -> st
     mtime, flagscan's evaluator or rule data, a value of the command, the GPU, env or model)."""
     from flagscan.evaluate.resolve import jsonable
     from flagscan.extract.cache import engine_version
-    from flagscan.extract.reads import _listing
+    from flagscan.extract.reads import tree_listing
 
     h = hashlib.sha256(engine_version().encode())
     root = Path(root)
@@ -26,7 +26,7 @@ def scenario_key(root: Path, given: dict[str, Any], scenario, *extra: Any) -> st
         # a cached tree: its folder is named by its content digest, checked when it is served
         h.update(root.name.encode())
     else:
-        for rel, st in _listing(root):
+        for rel, st in tree_listing(root):
             h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     model = scenario.model
     doc = {"values": {k: repr(v) if isinstance(v, Unknown) else jsonable(v) for k, v in sorted(given.items())},

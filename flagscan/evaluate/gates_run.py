@@ -181,10 +181,10 @@ def cached_gpu_json(cache_dir: Path | None, key: str, build) -> dict[str, Any] |
     import json
 
     from flagscan.extract.cache import write_json
-    from flagscan.extract.reads import _read_json
+    from flagscan.extract.reads import read_json
 
     path = Path(cache_dir) / "facts" / "gates" / f"{key}.json" if cache_dir is not None else None
-    hit = _read_json(path)
+    hit = read_json(path)
     if isinstance(hit, dict) and "flags" in hit:
         return hit
     if build is None:

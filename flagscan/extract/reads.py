@@ -55,7 +55,7 @@ def _module_name(relpath: str) -> str:
     return name[: -len(".__init__")] if name.endswith(".__init__") else name
 
 
-def _read_json(path: Path | None) -> Any:
+def read_json(path: Path | None) -> Any:
     if path is None:
         return None
     try:
@@ -109,7 +109,7 @@ def _idioms(cls):
     return _IDIOMS
 
 
-def _listing(root: Path) -> list[tuple[str, os.stat_result]]:
+def tree_listing(root: Path) -> list[tuple[str, os.stat_result]]:
     base = root / "sglang"
     out = []
     for dirpath, dirnames, filenames in os.walk(base):
@@ -132,13 +132,13 @@ def load_reads(root: Path, cache_dir: Path | None = None, *, workers: int = WORK
 
     root = Path(root)
     idioms = _idioms(Idioms)
-    listing = _listing(root)
+    listing = tree_listing(root)
     h = hashlib.sha256(code_version().encode())
     for rel, st in listing:
         h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
     key = h.hexdigest()[:32]
     index_path = Path(cache_dir) / "facts" / "reads-index" / f"{key}.json" if cache_dir is not None else None
-    cached = _read_json(index_path)
+    cached = read_json(index_path)
     if isinstance(cached, dict) and cached.get("key") == key:
         return TreeReads.from_json(cached)
 
@@ -161,7 +161,7 @@ def load_reads(root: Path, cache_dir: Path | None = None, *, workers: int = WORK
             continue
         digest = hashlib.sha256(data).hexdigest()
         roles[rel] = role
-        hit = _read_json(_facts_record(cache_dir, digest, role))
+        hit = read_json(_facts_record(cache_dir, digest, role))
         if isinstance(hit, dict) and "reads" in hit:
             files[rel] = FileFacts.from_json(hit)
         else:
@@ -176,7 +176,7 @@ def load_reads(root: Path, cache_dir: Path | None = None, *, workers: int = WORK
         for rel in callers:
             digest = hashlib.sha256(contents[rel]).hexdigest()
             roles[rel] = idioms.role(rel) or "runtime"
-            hit = _read_json(_facts_record(cache_dir, digest, roles[rel]))
+            hit = read_json(_facts_record(cache_dir, digest, roles[rel]))
             if isinstance(hit, dict) and "reads" in hit:
                 files[rel] = FileFacts.from_json(hit)
             else:
