@@ -53,6 +53,8 @@ _KEY_VIEWS = {"set", "frozenset", "list", "tuple", "sorted", "len", "any", "all"
 
 def _pure(name: str, fn):
     def call(interp, state, args, kwargs, module, line):
+        # a generator's values are what it yields, its body run as the builtin iterates it
+        args = [interp._consumed(a, state, module) for a in args]
         if args and isinstance(args[0], dict) and name in _KEY_VIEWS:
             if _open(args[0]):
                 return Unknown(f"{name}(...) of a dict with keys not known")
@@ -502,3 +504,31 @@ def _open_dict_method(base: dict, attr: str) -> Any:
 
 
 __all__ = ["table", "method_of", "math", "BoundMethod", "FuncVal"]
+
+
+def wraps(wrapped: Any) -> Any:
+    """`functools.wraps(wrapped)`: the decorator that returns the wrapper it decorates, given
+    the wrapped function's name, module, attributes and `__wrapped__` (functools.update_wrapper).
+    (Not the wrapped function itself: `@wraps(fn) def wrapper` keeps `wrapper`.)"""
+
+    def apply(interp, state, args, kwargs, module, line):
+        wrapper = args[0] if args else None
+        if isinstance(wrapper, FuncVal):
+            if isinstance(wrapped, FuncVal):
+                wrapper.attrs.update({k: v for k, v in wrapped.attrs.items() if k != "__wrapped__"})
+                for attr in ("__name__", "__qualname__", "__module__"):
+                    wrapper.attrs[attr] = interp.getattr(wrapped, attr, state, module)
+            wrapper.attrs["__wrapped__"] = wrapped
+        return wrapper
+
+    return Builtin("functools.wraps(...)", apply)
+
+
+def contextmanager(fn: Any) -> Any:
+    """`contextlib.contextmanager(fn)`: a generator function becomes one whose generator `with`
+    enters (interp_gen.py); anything else is not followed."""
+    from flagscan.evaluate.values import ContextManagerFn
+
+    if isinstance(fn, FuncVal) and fn.ir.get("generator"):
+        return ContextManagerFn(fn)
+    return Unknown("contextlib.contextmanager(...)")

@@ -14,18 +14,19 @@ from typing import Any
 # import from here (truth, Dead, Budget, _object_method...) stay importable from here.
 from flagscan.evaluate.interp_base import _BIN, _CMP, PLAIN, Budget, Dead, falsy_unknown, truth  # noqa: F401
 from flagscan.evaluate.interp_call import CallsMixin, _is_exception, _memo_key  # noqa: F401
-from flagscan.evaluate.interp_expr import ExpressionsMixin, _logger_method, _object_method  # noqa: F401
+from flagscan.evaluate.interp_expr import ExpressionsMixin, _has_key, _logger_method, _object_method  # noqa: F401
 from flagscan.evaluate.interp_ops import OperatorsMixin, _combine_options, _maybe  # noqa: F401
+from flagscan.evaluate.interp_gen import GeneratorsMixin
 from flagscan.evaluate.interp_stmt import StatementsMixin
 from flagscan.evaluate.giveup import Stop, give_up
 from flagscan.evaluate.state import OPEN, Event, State, join_states, join_values, open_dict
 from flagscan.evaluate.values import (
-    BoundMethod, ClassVal, ConfigView, EnumMember, External, FuncVal, LazyImport, Maybe, ModuleVal, Obj, Unknown,
-    unknown_of,
+    BoundMethod, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal, GeneratorVal, LazyImport, Maybe,
+    ModuleVal, Obj, Unknown, unknown_of,
 )
 
 
-class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin):
+class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin, GeneratorsMixin):
     """Executes lowered modules from a ModuleStore under a world of facts."""
 
     def __init__(self, store, world, *, max_depth: int = 40, call_budget: int = 400_000,
@@ -60,6 +61,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin)
         self.at: ModuleVal | None = None
         # Attributes of outside objects the analysed code assigned (`torch.x.y = v`).
         self.external_writes: dict[str, Any] = {}
+        # What a statement-level `yield` does in the generator frame being run (interp_gen.py).
+        self._sinks: list[Any] = []
 
     @property
     def stops(self) -> list[Stop]:
@@ -177,6 +180,89 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin)
         else:
             self.give_up(f"assignment to a {kind} target", module, line, "what it assigns")
 
+    # -- deletion ------------------------------------------------------------------
+    def delete(self, target: Any, state: State, module: ModuleVal, line: int) -> None:
+        """`del target`: a name, an attribute, an item (or several). A path on which Python
+        raises (a name or attribute not there, a missing key) goes on as a raise."""
+        kind = target[0]
+        if kind == "tuple":
+            for t in target[1]:
+                self.delete(t, state, module, line)
+        elif kind == "n":
+            if target[1] in state.locals:
+                del state.locals[target[1]]
+            else:  # a global named in `global`, or a NameError: not followed
+                self.give_up(f"del of {target[1]}, not a local name", module, line, "what it deletes")
+        elif kind == "a":
+            self.delete_attr(self.deref(self.eval(target[1], state, module, line), state), target[2], state, module,
+                             line)
+        elif kind == "sub":
+            container = self.deref(self.eval(target[1], state, module, line), state)
+            self.delete_item(container, self.eval(target[2], state, module, line), state, module, line)
+        else:
+            self.give_up(f"del of a {kind} target", module, line, "what it deletes")
+
+    def _raise_here(self, state: State, exc: ExcVal) -> None:
+        state.raised.append((state.fork(), exc))
+        raise Dead()
+
+    def delete_attr(self, obj: Any, attr: str, state: State, module: ModuleVal, line: int) -> None:
+        if isinstance(obj, Obj):
+            found, hook = obj.cls.lookup("__delattr__")
+            if found and isinstance(hook, FuncVal):
+                self.call(BoundMethod(hook, obj), [attr], {}, state, module)
+            elif attr in state.attrs(obj.oid):
+                del state.writable(obj.oid)[attr]
+            else:
+                self._raise_here(state, ExcVal("AttributeError", attr))
+        elif isinstance(obj, (ClassVal, FuncVal, ModuleVal)):
+            space = obj.globals if isinstance(obj, ModuleVal) else obj.attrs
+            if attr in space:
+                del space[attr]
+            elif isinstance(obj, ClassVal) or isinstance(obj, ModuleVal):
+                self._raise_here(state, ExcVal("AttributeError", attr))
+        elif isinstance(obj, External):
+            self.external_writes[f"{obj.path}.{attr}"] = Unknown(f"{obj.path}.{attr} (deleted)",
+                                                                 {f"runtime:{obj.path}.{attr}"})
+        elif isinstance(obj, ConfigView):
+            obj.data = {k: v for k, v in obj.data.items() if k != attr}
+        elif not (isinstance(obj, Unknown) and obj.needs):
+            self.give_up(f"del of .{attr} on {getattr(obj, 'why', type(obj).__name__)}", module, line,
+                         "what it may alias")
+
+    def delete_item(self, container: Any, key: Any, state: State, module: ModuleVal, line: int) -> None:
+        if isinstance(container, dict):
+            if isinstance(key, Unknown) and key.options is not None and len(key.options) == 1:
+                key = key.options[0]
+            if isinstance(key, Unknown):
+                # any one entry may be the one removed: each is present on some paths only
+                for k in [k for k in container if k is not OPEN]:
+                    v = container[k]
+                    container[k] = v if isinstance(v, Maybe) else Maybe(v)
+            elif _has_key(container, key):
+                del container[key]
+            elif OPEN not in container:
+                self._raise_here(state, ExcVal("KeyError", key))
+        elif isinstance(container, list):
+            if isinstance(key, (int, slice)) and not isinstance(key, bool) and (
+                    isinstance(key, slice) or -len(container) <= key < len(container)):
+                del container[key]
+            elif isinstance(key, int) and not isinstance(key, bool):
+                self._raise_here(state, ExcVal("IndexError", "list assignment index out of range"))
+            else:
+                self.give_up(f"del of a list element at {getattr(key, 'why', type(key).__name__)}", module, line,
+                             "the list")
+        elif isinstance(container, Obj):
+            found, fn = container.cls.lookup("__delitem__")
+            if found:
+                self.call(BoundMethod(fn, container), [key], {}, state, module)
+            else:
+                self.give_up(f"del of an item of a {container.cls.name} without __delitem__", module, line,
+                             "the object")
+        elif not (isinstance(container, Unknown) and container.needs):
+            self.give_up(f"del of an item of {getattr(container, 'why', type(container).__name__)}", module, line,
+                         "what it may alias")
+
     def store_item(self, container: Any, key: Any, value: Any, state: State, module: ModuleVal, line: int) -> None:
         """`container[key] = value`. A key that is not known may be any key: every entry
         the container holds may now be `value`, and (a dict) any other key may exist."""
@@ -230,6 +316,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin)
             obj.globals[attr] = value
         elif isinstance(obj, External):
             self.external_writes[f"{obj.path}.{attr}"] = value
+        elif isinstance(obj, FuncVal):
+            # `wrapper.__name__ = name` (SGLang's runtime_context.py): an attribute of the function object
+            obj.attrs[attr] = value
         elif isinstance(obj, ConfigView):
             # a config object SGLang amends (model_config.py `hf_config.context_len = ...`);
             # the view gets its own dict, the given config.json stays as read
@@ -284,6 +373,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin)
             return [Maybe(k) if isinstance(v, Maybe) else k for k, v in value.items()]
         if isinstance(value, ConfigView):
             return list(value.data.keys())
+        if isinstance(value, GeneratorVal):
+            return self.generator_items(value, state)
         if isinstance(value, ClassVal) and value.is_enum:
             return [v for v in value.attrs.values() if isinstance(v, EnumMember)]
         if isinstance(value, Obj):

@@ -7,8 +7,8 @@ from typing import Any
 from flagscan.evaluate.interp_base import Budget, Dead
 from flagscan.evaluate.state import OPEN, State, join_states, join_values, same
 from flagscan.evaluate.values import (
-    BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal, LambdaVal, Memo, ModuleVal, Obj,
-    PartialVal, Raised, Unknown, has_unknown, unknown_of,
+    BoundMethod, Builtin, ClassVal, ConfigView, ContextManagerFn, EnumMember, ExcVal, External, FuncVal, GeneratorVal,
+    LambdaVal, Memo, ModuleVal, Obj, PartialVal, Raised, Unknown, has_unknown, unknown_of,
 )
 
 
@@ -17,8 +17,9 @@ class CallsMixin:
 
     def decorate(self, deco: Any, fn: Any, state: State, module: ModuleVal) -> Any:
         name = deco[2] if deco[0] == "a" else (deco[1] if deco[0] == "n" else "")
-        if name in ("staticmethod", "classmethod", "property") and isinstance(fn, FuncVal):
-            fn.kind = name
+        if name in ("staticmethod", "classmethod", "property", "cached_property") and isinstance(fn, FuncVal):
+            # functools.cached_property: read as an attribute, as a property is (computed on first read)
+            fn.kind = "property" if name == "cached_property" else name
             return fn
         if name in ("setter", "deleter", "getter"):
             return None  # a property's setter replaces nothing we evaluate
@@ -38,16 +39,21 @@ class CallsMixin:
             if value.kind == "classmethod":
                 return BoundMethod(value, obj.cls)
             return BoundMethod(value, obj)
-        if isinstance(value, (LambdaVal, PartialVal)):
-            return value
+        if isinstance(value, ContextManagerFn):
+            return BoundMethod(value, obj)   # a method under @contextmanager
         return value
 
     def _e_call(self, node, state, module, line):
         func = self.eval(node[1], state, module, line)
         args: list[Any] = []
-        for a in node[2]:
+        rest: Unknown | None = None   # a last `*x` whose elements are not known
+        for i, a in enumerate(node[2]):
             if isinstance(a, list) and a and a[0] == "*" and len(a) == 2 and isinstance(a[1], list):
-                items = self.iterate(self.eval(a[1], state, module, line), state, module)
+                starred = self.eval(a[1], state, module, line)
+                items = self.iterate(starred, state, module)
+                if items is None and i == len(node[2]) - 1 and self._takes_rest(func, len(args), state):
+                    rest = unknown_of(starred, why=f"*{self._text(a[1])}")
+                    continue
                 if items is None:
                     return self._unfollowed_call(func, node, module, line, "*")
                 args.extend(items)
@@ -63,7 +69,24 @@ class CallsMixin:
                     return self._unfollowed_call(func, node, module, line, "**")
             else:
                 kwargs[key] = value
+        if rest is not None:
+            fn = self.deref(func, state)
+            if isinstance(fn, BoundMethod):
+                fn, args = fn.func, [fn.self_obj] + args
+            return self.call_function(fn, args + [_Rest(rest)], kwargs, state)
         return self.call(func, args, kwargs, state, module, node=node, line=line)
+
+    def _takes_rest(self, func: Any, known: int, state: State) -> bool:
+        """Whether a call with `known` positional arguments and then `*x` of unknown length binds
+        every positional parameter from the known ones and the rest to the function's own `*args`
+        (`load_jit(name, *args, ...)` into `def load_jit(*args, ...)`)."""
+        fn = self.deref(func, state)
+        if isinstance(fn, BoundMethod) and isinstance(fn.func, FuncVal) and fn.func.kind != "staticmethod":
+            fn, known = fn.func, known + 1
+        if not isinstance(fn, FuncVal) or fn.qualname in self.declare_functions or fn.qualname in self.world.sglang:
+            return False
+        params = fn.ir["params"]
+        return any(kind == "*" for _, _, kind in params) and sum(1 for _, _, kind in params if kind == "pos") <= known
 
     def _unfollowed_call(self, func: Any, node: Any, module: ModuleVal, line: int, star: str) -> Unknown:
         """A call whose `*`/`**` arguments are not known is not made: analysed code it would
@@ -105,7 +128,16 @@ class CallsMixin:
                 return self.eval(func.body, state, func.module)
             finally:
                 state.locals = saved
+        if isinstance(func, ContextManagerFn):
+            gen = self.call(func.func, args, kwargs, state, module, node, line)
+            if isinstance(gen, GeneratorVal):
+                return GeneratorVal(gen.func, gen.locals, context=True)
+            return unknown_of(gen, why=self._text(node) if node else "a contextmanager call")
         if isinstance(func, External):
+            if any(isinstance(a, GeneratorVal) for a in list(args) + list(kwargs.values())):
+                # the generator runs when the outside code iterates it: what it writes happens
+                args = [self._consumed(a, state, module) for a in args]
+                kwargs = {k: self._consumed(v, state, module) for k, v in kwargs.items()}
             result = self.world.call_external(self, func, args, kwargs, state, module, line)
             if isinstance(result, Raised):
                 self.record(state, "raise", module, line, value=result.exc.type_name, message=result.exc.message)
@@ -124,6 +156,12 @@ class CallsMixin:
                 return self._call_options(func, args, kwargs, state, module, node, line)
             return Unknown(self._text(node) if node else func.why, func.needs)
         return self.give_up(f"a call of a {type(func).__name__} ({self._text(node) if node else '?'})", module, line)
+
+    def _consumed(self, value: Any, state: State, module: ModuleVal) -> Any:
+        if not isinstance(value, GeneratorVal):
+            return value
+        items = self.iterate(value, state, module)
+        return items if items is not None else Unknown(f"the values of {value.func.qualname}(...)")
 
     def _call_options(self, func: Unknown, args, kwargs, state: State, module: ModuleVal, node, line: int) -> Any:
         """A call of one of several known functions (looked up under a key not known): each
@@ -174,6 +212,8 @@ class CallsMixin:
             return self.give_up(f"recursion of {fn.qualname} beyond 3 levels", fn.module, fn.ir.get("line", 0),
                                 "what it returns or writes")
         local = self.bind_params(fn, args, kwargs, state)
+        if fn.ir.get("generator"):
+            return GeneratorVal(fn, local)   # Python runs none of a generator function's body here
         saved_locals, saved_conds, saved_fn = state.locals, state.conds, state.function
         saved_closure = getattr(state, "closure", None)
         state.locals = local
@@ -231,7 +271,10 @@ class CallsMixin:
                 else:
                     local[name] = Unknown(f"argument {name}")
             elif kind == "*":
-                local[name] = tuple(rest)
+                if rest and isinstance(rest[-1], _Rest):   # known leading elements, then a tail not known
+                    local[name] = Unknown(f"{rest[-1].value.why} (in *{name})", rest[-1].value.needs)
+                else:
+                    local[name] = tuple(rest)
                 rest = []
             elif kind == "kw":
                 if name in extra_kw:
@@ -328,6 +371,15 @@ def _memo_key(args, kwargs):
         else:
             return None
     return tuple(parts)
+
+
+class _Rest:
+    """The tail of a call's positional arguments, `*x` with x not known: bound to `*args` only."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Unknown) -> None:
+        self.value = value
 
 
 _OPTION_CALLS = 64   # a call through an unknown choice of more functions than this is not followed

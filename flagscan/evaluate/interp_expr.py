@@ -120,6 +120,8 @@ class ExpressionsMixin:
             return self.builtins_attr(base, attr)
         if isinstance(base, ExcVal) and attr == "args":
             return (base.message,)
+        if isinstance(base, FuncVal) and attr in base.attrs:
+            return base.attrs[attr]
         if isinstance(base, FuncVal) and attr in ("__name__", "__qualname__"):
             return base.ir["name"] if attr == "__name__" else (
                 f"{base.owner.name}.{base.ir['name']}" if base.owner is not None else base.ir["name"])
@@ -193,6 +195,19 @@ class ExpressionsMixin:
         index = self.eval(index_ir, state, module, line)
         return self.subscript(base, index, state, module, node)
 
+    def _e_slice(self, node, state, module, line):
+        """`lo:hi:step` inside a subscript of several indices (`out[:, a:b]`): a slice object
+        when its bounds are known (what a subscript of a plain value can use), else unknown."""
+        parts = [self.eval(p, state, module, line) if p is not None else None for p in node[1:4]]
+        if any(has_unknown(p) for p in parts):
+            return unknown_of(*parts, why="a slice with unknown bounds")
+        return slice(*parts)
+
+    def _e_yield(self, node, state, module, line):
+        # A statement-level yield is run by the frame that drives the generator (interp_gen.py);
+        # one inside a larger expression (`x = (yield) + 1`) is not followed.
+        return self.give_up("a yield inside an expression", module, line, "what the generator is sent")
+
     def subscript(self, base, index, state, module, node=None):
         if isinstance(base, EnvView):
             return self.world.env_get(index)  # open: a missing variable is unknown, not a KeyError
@@ -221,6 +236,12 @@ class ExpressionsMixin:
             return unknown_of(base, index, why=self._text(node) if node else "subscript")
         if isinstance(base, dict) and OPEN in base and not _has_key(base, index):
             return unknown_of(base[OPEN], why=self._text(node) if node else "subscript")
+        if isinstance(base, dict) and isinstance(index, External) and not _has_key(base, index):
+            # another dotted path may name one of the keys (`torch.float` is `torch.float32`):
+            # one of the values, or a KeyError, as the outside object decides
+            values = tuple(v.value if isinstance(v, Maybe) else v for v in base.values())
+            return Unknown(self._text(node) if node else "subscript", {f"runtime:{index.path}"},
+                           values if 0 < len(values) <= 8 and not has_unknown(values) else None)
         try:
             value = base[index]
         except (KeyError, IndexError, TypeError) as exc:

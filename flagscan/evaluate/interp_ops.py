@@ -109,7 +109,10 @@ class OperatorsMixin:
             return unknown_of(left, right, why="comparison with unknown")
         if not isinstance(left, PLAIN) or not isinstance(right, PLAIN):
             if op in ("==", "!="):
-                eq = left is right
+                # one dotted path is one outside object, as for `is` (each `torch.float16` read
+                # is a new External)
+                eq = left is right or (isinstance(left, External) and isinstance(right, External)
+                                       and left.path == right.path)
                 return eq if op == "==" else not eq
             return self.give_up(f"ordering {op} of {type(left).__name__} and {type(right).__name__}")
         try:

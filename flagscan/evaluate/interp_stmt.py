@@ -7,8 +7,8 @@ from typing import Any
 from flagscan.evaluate.interp_base import PLAIN, Budget, Dead, truth
 from flagscan.evaluate.state import State, join_states, widen
 from flagscan.evaluate.values import (
-    BoundMethod, Builtin, ClassVal, EnumMember, ExcVal, External, FuncVal, LazyImport, Maybe, ModuleVal, Obj,
-    PartialVal, Unknown,
+    BoundMethod, Builtin, ClassVal, EnumMember, ExcVal, External, FuncVal, GeneratorVal, LazyImport, Maybe, ModuleVal,
+    Obj, PartialVal, Unknown,
 )
 
 
@@ -64,8 +64,11 @@ class StatementsMixin:
         return [("next", state, None)]
 
     def _s_del(self, stmt, state, module):
-        # The lowered IR keeps no targets of `del`: what it removes is not followed.
-        self.give_up("a del statement", module, stmt[1], "what it deletes")
+        if len(stmt) < 3:   # an IR lowered before `del` kept its targets
+            self.give_up("a del statement", module, stmt[1], "what it deletes")
+            return [("next", state, None)]
+        for target in stmt[2]:
+            self.delete(target, state, module, stmt[1])
         return [("next", state, None)]
 
     def _s_break(self, stmt, state, module):
@@ -75,10 +78,18 @@ class StatementsMixin:
         return [("continue", state, None)]
 
     def _s_expr(self, stmt, state, module):
+        if stmt[2][0] == "yield":
+            outcomes = self.yield_statement(stmt[2][1], [], state, module, stmt[1])
+            if outcomes is not None:
+                return outcomes
         self.eval(stmt[2], state, module, line=stmt[1])
         return [("next", state, None)]
 
     def _s_assign(self, stmt, state, module):
+        if stmt[3][0] == "yield":
+            outcomes = self.yield_statement(stmt[3][1], stmt[2], state, module, stmt[1])
+            if outcomes is not None:
+                return outcomes
         value = self.eval(stmt[3], state, module, line=stmt[1])
         for target in stmt[2]:
             self.assign(target, value, state, module, stmt[1])
@@ -402,8 +413,16 @@ class StatementsMixin:
 
     def _s_with(self, stmt, state, module):
         _, line, items, body = stmt
+        if len(items) > 1:   # `with a, b: body` is `with a: with b: body`
+            return self._s_with([stmt[0], line, items[:1], [[stmt[0], line, items[1:], body]]], state, module)
         for expr, target in items:
             value = self.eval(expr, state, module, line=line)
+            if isinstance(value, GeneratorVal) and value.context:
+                outcomes = self.enter_generator(value, target, body, state, module, line)
+                if outcomes is not None:
+                    return outcomes
+                self.give_up(f"a contextmanager whose yields are not statements outside loops "
+                             f"({value.func.qualname})", module, line, "what the with statement does")
             if target is not None:
                 self.assign(target, Unknown(f"context of {self._text(expr)}") if not isinstance(value, PLAIN) else value,
                             state, module, line)

@@ -134,6 +134,9 @@ class State:
     # compares), and the sets of the enclosing fork levels: (set, outer).
     modified: set[int] = field(default_factory=set)
     outer: tuple | None = None
+    # The enclosing function's locals a nested function reads (set per call; kept by forks
+    # and joins, so a closure name stays readable after a branch inside the nested function).
+    closure: dict[str, Any] | None = None
 
     @property
     def events(self) -> Iterator[Event]:
@@ -148,7 +151,7 @@ class State:
         self.outer = (self.modified, self.outer)
         self.modified = set()
         return State(dict(self.heap), dict(self.locals), self.assumptions, self.conds,
-                     self.chain, set(), [], self.function, set(), set(), self.outer)
+                     self.chain, set(), [], self.function, set(), set(), self.outer, self.closure)
 
     def adopt(self, other: "State") -> None:
         self.heap, self.locals = other.heap, other.locals
@@ -156,6 +159,7 @@ class State:
         self.chain, self.owned = other.chain, other.owned
         self.owned_values, self.modified = other.owned_values, other.modified
         self.outer = other.outer
+        self.closure = other.closure
 
     def all_modified(self) -> set[int]:
         out = set(self.modified)
@@ -302,7 +306,8 @@ def join_states(states: list[State], why: str) -> State:
         modified, outer = outer[0], outer[1]
     else:
         modified = candidates
-    return State(heap, local, assumptions, base.conds, chain, set(), [], base.function, set(), modified, outer)
+    return State(heap, local, assumptions, base.conds, chain, set(), [], base.function, set(), modified, outer,
+                 base.closure)
 
 
 def widen(joined: State, before: State) -> State:

@@ -71,9 +71,20 @@ class ModuleVal:
 
 @dataclass(eq=False)
 class External:
-    """Something outside the analysed tree (torch, transformers, os...): `path` is dotted."""
+    """Something outside the analysed tree (torch, transformers, os...): `path` is dotted.
+
+    Two values of one dotted path are the same object (each evaluation of `torch.float16`
+    makes a new External), so they are equal and hash alike: `{torch.float16: ...}[dtype]`
+    finds the entry. Different paths may still name one object (`torch.float` is
+    `torch.float32`): code that must not guess treats a missing path as unknown."""
 
     path: str
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, External) and other.path == self.path
+
+    def __hash__(self) -> int:
+        return hash(("External", self.path))
 
     def __repr__(self) -> str:
         return f"<external {self.path}>"
@@ -92,11 +103,33 @@ class FuncVal:
     closure: dict[str, Any] | None = None
     owner: "ClassVal | None" = None
     kind: str = "function"  # function | staticmethod | classmethod | property
+    # Attributes the analysed code set on the function object (`wrapper.__name__ = ...`,
+    # functools.wraps' `__wrapped__`). A function object is made by its `def` and written
+    # next to it, so they are not kept per path.
+    attrs: dict[str, Any] = field(default_factory=dict)
 
     @property
     def qualname(self) -> str:
         owner = f"{self.owner.name}." if self.owner is not None else ""
         return f"{self.module.name}.{owner}{self.ir['name']}"
+
+
+@dataclass(eq=False)
+class GeneratorVal:
+    """What a call of a generator function returns: its frame with the arguments bound,
+    none of its body run yet (Python runs it when the generator is iterated or, made by
+    a `contextlib.contextmanager` function, entered by `with`)."""
+
+    func: FuncVal
+    locals: dict[str, Any]
+    context: bool = False
+
+
+@dataclass(eq=False)
+class ContextManagerFn:
+    """`contextlib.contextmanager(f)`: calling it makes f's generator, entered by `with`."""
+
+    func: Any
 
 
 @dataclass(eq=False)

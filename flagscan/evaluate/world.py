@@ -144,8 +144,10 @@ class World:
         meaning = self.calls.get(path)
         if meaning is None:
             tail = path.rsplit(".", 1)[-1]
-            if tail in ("lru_cache", "cache", "wraps", "cached_property"):
+            if tail in ("lru_cache", "cache", "cached_property"):
                 meaning = "decorator"
+            elif tail in ("wraps", "contextmanager"):
+                meaning = tail
             elif tail == "partial":
                 meaning = "partial"
             elif tail == "getLogger":
@@ -198,6 +200,9 @@ class World:
             if args and isinstance(args[0], (FuncVal, PartialVal, ClassVal)) and not kwargs:
                 return apply(args[0])
             return Builtin("decorator", lambda i, s, a, k, m, l: apply(a[0]) if a else None)
+        if meaning in ("wraps", "contextmanager"):
+            from flagscan.evaluate.builtins import contextmanager, wraps
+            return (wraps if meaning == "wraps" else contextmanager)(args[0] if args else None)
         if meaning == "logger":
             return LoggerVal(str(args[0]) if args else "root")
         if meaning == "log":

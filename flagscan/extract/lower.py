@@ -123,7 +123,7 @@ class Lowerer:
         if isinstance(node, ast.Continue):
             return [["continue", line]]
         if isinstance(node, ast.Delete):
-            return [["del", line]]
+            return [["del", line, [self.target(t) for t in node.targets]]]
         if isinstance(node, ast.Global):
             return [["pass", line, "global", list(node.names)]]
         if isinstance(node, ast.Nonlocal):
@@ -168,7 +168,7 @@ class Lowerer:
         return params
 
     def function(self, node, owner: str | None = None) -> dict[str, Any]:
-        return {
+        out = {
             "name": node.name,
             "line": node.lineno,
             "params": self._params(node.args),
@@ -176,6 +176,9 @@ class Lowerer:
             "decorators": [self.expr(d) for d in node.decorator_list],
             "owner": owner,
         }
+        if _is_generator(node):
+            out["generator"] = True
+        return out
 
     def klass(self, node: ast.ClassDef) -> dict[str, Any]:
         body: list[Any] = []
@@ -303,6 +306,22 @@ class Lowerer:
 
     def _NamedExpr(self, node: ast.NamedExpr) -> Any:
         return ["walrus", node.target.id, self.expr(node.value)]
+
+    def _Yield(self, node: ast.Yield) -> Any:
+        return ["yield", self.expr(node.value) if node.value is not None else None, node.lineno]
+
+
+def _is_generator(node: ast.FunctionDef | ast.AsyncFunctionDef) -> bool:
+    """Whether the function's own body (not a nested function, lambda or class) yields."""
+    pending: list[ast.AST] = list(node.body)
+    while pending:
+        item = pending.pop()
+        if isinstance(item, (ast.Yield, ast.YieldFrom)):
+            return True
+        if isinstance(item, (ast.FunctionDef, ast.AsyncFunctionDef, ast.Lambda, ast.ClassDef)):
+            continue
+        pending.extend(ast.iter_child_nodes(item))
+    return False
 
 
 def lower_source(source: str, name: str, path: str, is_package: bool) -> dict[str, Any]:

@@ -26,6 +26,7 @@ Expressions
     ["comp", "list"|"set"|"gen"|"dict", elt, [[target, iter, [if...]]...]]  dict elt: [k, v]
     ["lambda", [param...], expr]
     ["walrus", name, expr]
+    ["yield", expr|None, line]       `yield x` (`yield from x` is "unk")
     ["unk", source_text]             not understood (ast.unparse text)
 
 Statements
@@ -45,12 +46,13 @@ Statements
     ["with", line, [[expr, target|None]...], [stmt...]]
     ["def", line, FUNC]  ["class", line, CLASS]
     ["import", line, [[local, module, attr|None]...]]
-    ["pass", line] ["break", line] ["continue", line] ["del", line]
+    ["pass", line] ["break", line] ["continue", line]
+    ["del", line, [target...]]            targets as for "assign"
     ["pass", line, "global", [name...]]   `global` (a function's writes to module globals)
     ["unk", line, source_text]
 
-FUNC  = {"name", "line", "params": [[name, default|None, kind]], "body", "decorators", "owner"}
-        kind: "pos" | "kw" | "*" | "**"
+FUNC  = {"name", "line", "params": [[name, default|None, kind]], "body", "decorators", "owner"[, "generator"]}
+        kind: "pos" | "kw" | "*" | "**"; "generator": true when the function's own body yields
 CLASS = {"name", "line", "bases": [expr...], "fields": [[name, default|None, annotation]...],
          "body": [stmt...], "decorators"}   fields: annotated class-body names in order (dataclass fields)
 MODULE = {"name", "path", "body": [stmt...]}

@@ -103,11 +103,10 @@ def main():
 def test_strict_mode_raises_where_the_interpreter_gives_up(tmp_path, monkeypatch):
     source = '''
 def gen():
-    x = yield 1
-    return x
+    yield from [1]
 
 def main():
-    return gen()
+    return list(gen())
 '''
     monkeypatch.delenv("FLAGSCAN_STRICT", raising=False)
     _, interp = run(tmp_path / "a", source)

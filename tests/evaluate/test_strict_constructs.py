@@ -1,0 +1,313 @@
+"""Constructs SGLang's resolution reaches that the interpreter follows without giving up.
+
+Each test runs under FLAGSCAN_STRICT=1, so a give-up fails it (GaveUp), and checks the
+value Python itself computes. The shapes are those of the releases' own code
+(sglang/jit_kernel/utils.py's `cache_once` and `_jit_compile_context`,
+sglang/srt/runtime_context.py's property getters, hf_transformers_utils.py's `del`).
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from tests.evaluate.helpers import options, run
+
+
+@pytest.fixture(autouse=True)
+def _strict(monkeypatch):
+    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+
+
+def test_functools_wraps_keeps_the_wrapper(tmp_path):
+    # jit_kernel/utils.py: `@functools.wraps(fn) def wrapper(...)`; calling the decorated
+    # function runs the wrapper (which calls fn), and the wrapper carries fn's name.
+    value, interp = run(tmp_path, '''
+import functools
+
+def cache_once(fn):
+    result_map = {}
+
+    @functools.wraps(fn)
+    def wrapper(*args, **kwargs):
+        key = (args, tuple(sorted(kwargs.items(), key=lambda x: x[0])))
+        if key not in result_map:
+            result_map[key] = fn(*args, **kwargs)
+        return result_map[key]
+
+    return wrapper
+
+@cache_once
+def is_hip_runtime() -> bool:
+    return False
+
+def main():
+    return is_hip_runtime(), is_hip_runtime.__name__, is_hip_runtime.__wrapped__() is False
+''')
+    assert value == (False, "is_hip_runtime", True)
+    assert interp.stops == []
+
+
+def test_cached_property_is_read_as_an_attribute(tmp_path):
+    value, _ = run(tmp_path, '''
+import functools
+
+class Layout:
+    def __init__(self, n):
+        self.n = n
+
+    @functools.cached_property
+    def doubled(self):
+        return self.n * 2
+
+def main():
+    return Layout(3).doubled
+''')
+    assert value == 6
+
+
+def test_attributes_written_on_a_function(tmp_path):
+    # runtime_context.py: `getter.__name__ = name; getter.__doc__ = decl.doc`
+    value, _ = run(tmp_path, '''
+def main():
+    def getter(self):
+        return 1
+    getter.__name__ = "tp_size"
+    getter.__doc__ = "the TP size"
+    return getter.__name__, getter.__doc__
+''')
+    assert value == ("tp_size", "the TP size")
+
+
+def test_del_of_names_attributes_and_items(tmp_path):
+    value, _ = run(tmp_path, '''
+class Box:
+    pass
+
+def main():
+    d = {"a": 1, "b": 2}
+    del d["a"]
+    items = [1, 2, 3, 4]
+    del items[0], items[-1]
+    box = Box()
+    box.x = 1
+    box.y = 2
+    del box.x
+    name = 5
+    del name
+    try:
+        del d["missing"]
+        missing = "no error"
+    except KeyError:
+        missing = "KeyError"
+    return d, items, hasattr(box, "x"), box.y, "name" in locals() if False else None, missing
+''')
+    assert value == ({"b": 2}, [2, 3], False, 2, None, "KeyError")
+
+
+def test_del_at_module_level(tmp_path):
+    # hf_transformers_utils.py: `import flash_attn as _m ... del _m` inside a try
+    value, _ = run(tmp_path, '''
+try:
+    import flash_attn as _flash_attn_mod
+    del _flash_attn_mod
+except ImportError:
+    pass
+
+def main():
+    return 1
+''')
+    assert value == 1
+
+
+def test_del_under_a_key_not_known_leaves_every_entry_possible(tmp_path):
+    value, _ = run(tmp_path, '''
+import os
+
+def main():
+    d = {"a": 1, "b": 2}
+    del d[os.environ.get("KEY")]
+    return "a" in d, d.get("b")
+''', env_open=True)
+    present, b = value
+    assert options(present) is None or options(present) == {True, False}
+    assert options(b) == {2, None}
+
+
+def test_contextmanager_runs_its_code_around_the_with_body(tmp_path):
+    # jit_kernel/utils.py `_jit_compile_context`: set an environment variable, yield, restore it
+    value, _ = run(tmp_path, '''
+import contextlib
+
+STATE = {}
+
+@contextlib.contextmanager
+def setting(key, value):
+    STATE[key] = value
+    try:
+        yield value * 2
+    finally:
+        del STATE[key]
+
+def inside():
+    with setting("arch", 9) as doubled:
+        return dict(STATE), doubled
+
+def main():
+    seen, doubled = inside()
+    return seen, doubled, dict(STATE)
+''')
+    assert value == ({"arch": 9}, 18, {})
+
+
+def test_contextmanager_sees_an_exception_of_the_with_body(tmp_path):
+    value, _ = run(tmp_path, '''
+from contextlib import contextmanager
+
+@contextmanager
+def swallow():
+    try:
+        yield
+    except ValueError:
+        pass
+
+def main():
+    log = []
+    with swallow():
+        log.append(1)
+        raise ValueError("x")
+    log.append(2)
+    return log
+''')
+    assert value == [1, 2]
+
+
+def test_contextmanager_method_and_branch_that_returns_after_yield(tmp_path):
+    # runtime_context.py `yield self` in a method; utils.py `if is_hip_runtime(): yield; return`
+    value, _ = run(tmp_path, '''
+from contextlib import contextmanager
+
+class Context:
+    def __init__(self):
+        self.overrides = 0
+
+    @contextmanager
+    def override(self, hip):
+        if hip:
+            yield self
+            return
+        self.overrides += 1
+        try:
+            yield self
+        finally:
+            self.overrides -= 1
+
+def main():
+    ctx = Context()
+    with ctx.override(False) as c:
+        inside = c.overrides
+    with ctx.override(True) as c:
+        hip_inside = c.overrides
+    return inside, hip_inside, ctx.overrides
+''')
+    assert value == (1, 0, 0)
+
+
+def test_iterating_a_generator(tmp_path):
+    value, _ = run(tmp_path, '''
+def evens(n):
+    for i in range(n):
+        if i % 2 == 0:
+            yield i
+
+def main():
+    made = evens(5)
+    return list(made), [x + 1 for x in evens(3)], sum(evens(7))
+''')
+    assert value == ([0, 2, 4], [1, 3], 12)
+
+
+def test_a_generator_function_call_runs_nothing_yet(tmp_path):
+    value, _ = run(tmp_path, '''
+LOG = []
+
+def gen():
+    LOG.append("ran")
+    yield 1
+
+def main():
+    g = gen()
+    before = list(LOG)
+    items = list(g)
+    return before, items, LOG
+''')
+    assert value == ([], [1], ["ran"])
+
+
+def test_star_arguments_not_known_into_a_function_of_star_args(tmp_path):
+    # jit_kernel: `load_jit("awq_dequantize", *args, cuda_files=[...])` into `def load_jit(*args, ...)`
+    value, interp = run(tmp_path, '''
+import torch
+
+LOADED = []
+
+def load_jit(*args, cuda_files=None):
+    LOADED.append(cuda_files)
+    return "_".join(str(a) for a in args)
+
+def main():
+    args = torch.something_not_known()
+    name = load_jit("awq", *args, cuda_files=["gemm.cuh"])
+    return LOADED, name
+''')
+    loaded, name = value
+    assert loaded == [["gemm.cuh"]]
+    assert options(name) is None
+    assert interp.stops == []
+
+
+def test_an_outside_value_as_a_dict_key(tmp_path):
+    # jit_kernel/utils.py CPP_DTYPE_MAP: keyed by torch dtypes
+    value, _ = run(tmp_path, '''
+import torch
+
+CPP_DTYPE_MAP = {torch.float: "fp32_t", torch.float16: "fp16_t", torch.bfloat16: "bf16_t"}
+
+def main():
+    return (CPP_DTYPE_MAP[torch.bfloat16], torch.float16 == torch.float16, torch.float16 in CPP_DTYPE_MAP,
+            CPP_DTYPE_MAP[torch.float32])
+''')
+    found, equal, member, alias = value
+    assert (found, equal, member) == ("bf16_t", True, True)
+    # torch.float32 is torch.float: another dotted path, so one of the values (or a KeyError), not a guess
+    assert options(alias) == {"fp32_t", "fp16_t", "bf16_t"}
+
+
+def test_a_slice_among_several_indices(tmp_path):
+    # bitsandbytes.py: `out[:, current_index : current_index + output_size] = ...`
+    value, _ = run(tmp_path, '''
+class Grid:
+    def __getitem__(self, key):
+        return key
+
+def main():
+    lo = 1
+    return Grid()[:, lo:lo + 2] == Grid()[:, 1:3], Grid()[:, lo:] == Grid()[:, 1:3]
+''')
+    assert value == (True, False)
+
+
+def test_a_closure_name_after_a_branch_in_the_nested_function(tmp_path):
+    value, _ = run(tmp_path, '''
+import os
+
+def main():
+    x = 7
+    def inner():
+        if os.environ.get("FLAG"):
+            y = 1
+        else:
+            y = 2
+        return x
+    return inner()
+''', env_open=True)
+    assert value == 7
