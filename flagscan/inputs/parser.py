@@ -108,7 +108,8 @@ def _spec(flag: Flag) -> tuple[str, dict[str, Any]]:
         return "boolean_optional", {}
     if action in ("help", "version"):
         return "store_true", {}
-    if action not in _STANDARD:
+    custom = action not in _STANDARD
+    if custom:
         # A custom action class: Flag.semantics says what it does to the namespace.
         action = {"store_true": "store_true", "store_const": "store_const", "ignore": "ignore"}.get(
             flag.semantics, "store")
@@ -122,7 +123,9 @@ def _spec(flag: Flag) -> tuple[str, dict[str, Any]]:
         if nargs != 0:
             kwargs["type"] = converter(flag.type)
     elif action in ("store_const", "append_const"):
-        kwargs["const"] = flag.const
+        # a custom action stores what its __call__ sets (`setattr(namespace, self.dest,
+        # self.const_value)`), which need not be argparse's `const`
+        kwargs["const"] = flag.stored if custom and flag.stored is not None else flag.const
     return action, kwargs
 
 
