@@ -14,7 +14,7 @@ from typing import Any
 # import from here (truth, Dead, Budget, _object_method...) stay importable from here.
 from flagscan.evaluate.interp_base import _BIN, _CMP, PLAIN, Budget, Dead, falsy_unknown, truth  # noqa: F401
 from flagscan.evaluate.interp_call import CallsMixin, _is_exception, _memo_key  # noqa: F401
-from flagscan.evaluate.interp_expr import ExpressionsMixin, _has_key, _logger_method, _object_method  # noqa: F401
+from flagscan.evaluate.interp_expr import ExpressionsMixin, _has_key, _logger_method, _object_method, _objects  # noqa: F401
 from flagscan.evaluate.interp_ops import OperatorsMixin, _combine_options, _maybe  # noqa: F401
 from flagscan.evaluate.interp_gen import GeneratorsMixin
 from flagscan.evaluate.interp_stmt import StatementsMixin
@@ -323,6 +323,17 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
             # a config object SGLang amends (model_config.py `hf_config.context_len = ...`);
             # the view gets its own dict, the given config.json stays as read
             obj.data = {**obj.data, attr: value}
+        elif isinstance(obj, Unknown) and _objects(obj):
+            # one of several known records (joined paths): each may be the one written, so each
+            # attribute may hold its old value or the new one (a None option raises instead)
+            for option in obj.options:
+                if isinstance(option, Obj):
+                    old = state.attrs(option.oid).get(attr, Unknown(f"{attr} not set"))
+                    joined = join_values([old, value], f"{obj.why}.{attr} written")
+                    if isinstance(joined, Unknown) and obj.needs:
+                        joined = Unknown(joined.why, joined.needs | obj.needs, joined.options, joined.truth)
+                    state.writable(option.oid)[attr] = joined
+                    self.record(state, "write", module, line, oid=option.oid, attr=attr, value=joined)
         elif isinstance(obj, Unknown) and obj.needs:
             pass  # an object that stands for a fact not given: not one of the analysed records
         else:

@@ -28,6 +28,14 @@ class ExpressionsMixin:
 
     def getattr(self, base: Any, attr: str, state: State, module: ModuleVal, node: Any = None) -> Any:
         base = self.deref(base, state)
+        if isinstance(base, Unknown) and _objects(base):
+            # an attribute of one of several known records is that record's attribute (a None
+            # option would raise AttributeError: that path does not go on)
+            values = [self.getattr(o, attr, state, module, node) for o in base.options if o is not None]
+            value = join_values(values, f"{base.why}.{attr}")
+            if isinstance(value, Unknown) and base.needs:
+                value = Unknown(value.why, value.needs | base.needs, value.options, value.truth)
+            return value
         if isinstance(base, Unknown):
             return Unknown(f"{base.why}.{attr}", base.needs)
         if isinstance(base, Obj):
@@ -379,6 +387,12 @@ class ExpressionsMixin:
 
 
 _NOTHING = object()
+
+
+def _objects(value: Unknown) -> bool:
+    """One of a few known instances (or None): what an attribute of it can be is theirs."""
+    return bool(value.options) and len(value.options) <= 8 and any(isinstance(o, Obj) for o in value.options) \
+        and all(isinstance(o, Obj) or o is None for o in value.options)
 
 
 def _has_key(d: dict, key: Any) -> bool:

@@ -311,3 +311,29 @@ def main():
     return inner()
 ''', env_open=True)
     assert value == 7
+
+
+def test_an_attribute_of_one_of_several_records(tmp_path):
+    # 0.5.20 memory_hook.py: `decode = cfg.cuda_graph_config.decode; decode.max_bs = 512`, the
+    # config coming from a __getattr__ whose paths return different records
+    value, _ = run(tmp_path, '''
+import os
+
+class Decode:
+    def __init__(self, max_bs):
+        self.max_bs = max_bs
+
+class Config:
+    def __init__(self, decode):
+        self.decode = decode
+
+def main():
+    a, b = Config(Decode(None)), Config(Decode(None))
+    cfg = a if os.environ.get("FLAG") else b
+    decode = cfg.decode
+    if decode.max_bs is None:
+        decode.max_bs = 512
+    return a.decode.max_bs, b.decode.max_bs
+''', env_open=True)
+    first, second = value
+    assert options(first) == {None, 512} and options(second) == {None, 512}
