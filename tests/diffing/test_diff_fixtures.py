@@ -30,8 +30,9 @@ def report(tmp_path_factory):
 def test_flags(report) -> None:
     f = report.flags
     assert f.added == ("allreduce_fusion_backend",)
-    assert f.removed == ("hybrid_ratio",)
-    assert f.options_removed == ("--hybrid-ratio", "--stream-output")
+    # --debug-depth: the lint tree's FS402 example, which the next tree does not have
+    assert f.removed == ("debug_depth", "hybrid_ratio")
+    assert f.options_removed == ("--debug-depth", "--hybrid-ratio", "--stream-output")
     assert f.renamed == ({"from": "--enable-allreduce-fusion", "to": "--allreduce-fusion-backend"},)
     assert {(c["dest"], c["field"]) for c in f.changed} == {
         ("attention_backend", "choices"), ("schedule_policy", "default"), ("tokenizer_worker_num", "type")}
@@ -45,7 +46,7 @@ def test_effects_moved_into_hooks_are_not_changes(report) -> None:
     assert e.moved == 4
     assert [(c["target"], c["what"]) for c in e.changed] == [("disable_piecewise_cuda_graph", "condition")]
     assert [(x["target"], x["value"]) for x in e.added if x["kind"] == "write"] == [("chunked_prefill_size", "4096")]
-    assert [x["target"] for x in e.removed if x["kind"] == "write"] == ["schedule_policy"]
+    assert [x["target"] for x in e.removed if x["kind"] == "write"] == ["debug_depth", "schedule_policy"]
     assert [r["location"] for r in e.rejections_added] == ["sglang/srt/arg_groups/parallel_hook.py:12"]
 
 
