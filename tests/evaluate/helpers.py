@@ -47,3 +47,24 @@ def options(value: Any) -> set[Any] | None:
     if isinstance(value, Unknown):
         return None if value.options is None else set(value.options)
     return {value}
+
+
+def resolve_json(cache: Path, sglang: str, *args: str) -> tuple[int, dict]:
+    """`flagscan --sglang SGLANG resolve --format json ARGS` from the repository root: (exit code, JSON)."""
+    import json
+    import os
+
+    from click.testing import CliRunner
+
+    from flagscan.cli import main
+    from tests.conftest import ROOT
+
+    old = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        result = CliRunner().invoke(main, ["--sglang", sglang, "--cache-dir", str(cache), "-q", "resolve",
+                                           "--format", "json", *args])
+    finally:
+        os.chdir(old)
+    assert result.exit_code in (0, 1), result.output
+    return result.exit_code, json.loads(result.stdout)

@@ -3,14 +3,9 @@ a decorator registry of attention backends, a model registry read from EntryClas
 
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
-from click.testing import CliRunner
 
-from flagscan.cli import main
-from tests.conftest import ROOT
+from tests.evaluate.helpers import resolve_json
 
 TREE = "fixtures/trees/lint"
 LLAMA = "tests/data/groundtruth/models/llama-3-8b"
@@ -22,15 +17,7 @@ def cache(tmp_path_factory):
 
 
 def _resolve(cache, *args: str, tree: str = TREE) -> tuple[int, dict]:
-    old = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        result = CliRunner().invoke(main, ["--sglang", tree, "--cache-dir", str(cache), "-q", "resolve",
-                                           "--format", "json", *args])
-    finally:
-        os.chdir(old)
-    assert result.exit_code in (0, 1), result.output
-    return result.exit_code, json.loads(result.stdout)
+    return resolve_json(cache, tree, *args)
 
 
 def _startup(doc: dict) -> list[dict]:

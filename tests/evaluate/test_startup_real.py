@@ -3,14 +3,9 @@ plain dense deployment, and the motivating deployment starting."""
 
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
-from click.testing import CliRunner
 
-from flagscan.cli import main
-from tests.conftest import ROOT
+from tests.evaluate.helpers import resolve_json
 
 pytestmark = pytest.mark.real
 
@@ -18,15 +13,7 @@ MODELS = "tests/data/groundtruth/models"
 
 
 def _resolve(cache, release: str, *args: str) -> dict:
-    old = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        result = CliRunner().invoke(main, ["--sglang", release, "--cache-dir", str(cache), "-q", "resolve",
-                                           "--format", "json", *args])
-    finally:
-        os.chdir(old)
-    assert result.exit_code in (0, 1), result.output
-    return json.loads(result.stdout)
+    return resolve_json(cache, release, *args)[1]
 
 
 def test_double_sparsity_makes_the_model_runner_switch_to_triton(real_cache_dir) -> None:
