@@ -52,4 +52,8 @@ def test_resolution_ignores_a_package_beside_sglang(tmp_path: Path) -> None:
     alone = _resolve(_site(tmp_path, beside=False), tmp_path / "c1")
     beside = _resolve(_site(tmp_path, beside=True), tmp_path / "c2")
     assert alone["settings"] and alone["settings"] == beside["settings"]
-    assert alone["rejections"] == beside["rejections"] == []
+    assert alone["rejections"] == beside["rejections"]
+    # the fixture command is refused nowhere; without a model config the startup phase
+    # may only say what the model would decide
+    assert not [r for r in alone["rejections"] if r["certain"]]
+    assert alone["startup"] == beside["startup"]
