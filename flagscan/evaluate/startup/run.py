@@ -329,7 +329,7 @@ def _same(a: Any, b: Any) -> bool:
         return False
     try:
         return type(a) is type(b) and a == b
-    except Exception:  # noqa: BLE001 - values of outside classes may refuse comparison: not the same
+    except (TypeError, ValueError):  # an ambiguous comparison (array-like values): not the same
         return False
 
 
