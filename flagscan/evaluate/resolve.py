@@ -151,21 +151,34 @@ def jsonable(value: Any) -> Any:
     return repr(value)
 
 
-def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: World,
-            rules: dict[str, Any] | None = None) -> Resolution:
-    """`user_values`: dest -> value for the flags the launch command gives."""
-    rules = rules or load("resolution")
-    interp = _Resolver(store, world, declarations=rules.get("declarations"))
+@dataclass
+class EntryRun:
+    """The resolution entry of rules/resolution.toml run once: the record, the heap it lives
+    on, and whether a path completed (the startup phase goes on from here)."""
+
+    interp: Any
+    state: State
+    module: Any
+    record_cls: Any
+    record: Any
+    completed: bool
+    problem: str | None = None   # why the entry could not be followed at all
+
+
+def run_entry(store, inventory: Inventory, user_values: dict[str, Any], world: World,
+              rules: dict[str, Any], interp_cls: type | None = None) -> EntryRun:
+    """Build argparse's Namespace, construct the record, call its `then_call` methods."""
+    interp = (interp_cls or _Resolver)(store, world, declarations=rules.get("declarations"))
     state = State({}, {})
     module = interp.import_module(rules["entry"]["module"], state)
     if not isinstance(module, ModuleVal):
-        return Resolution({}, [], [f"{rules['entry']['module']} not found in the tree"], False)
+        return EntryRun(interp, state, None, None, None, False, f"{rules['entry']['module']} not found in the tree")
     record_cls = interp.deref(module.globals.get(rules["entry"]["class"]), state)
     namespace = _namespace(interp, inventory, user_values, state, module)
     constructor = interp.getattr(record_cls, rules["entry"]["constructor"], state, module) if isinstance(record_cls, ClassVal) else None
-    notes: list[str] = []
     if constructor is None or isinstance(constructor, Unknown):
-        return Resolution({}, [], [f"cannot follow {rules['entry']['class']}.{rules['entry']['constructor']}"], False)
+        return EntryRun(interp, state, module, record_cls, None, False,
+                        f"cannot follow {rules['entry']['class']}.{rules['entry']['constructor']}")
     interp.snapshots = {}
     completed = True
     try:
@@ -181,6 +194,19 @@ def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: Wor
                     interp.call(interp.bind(fn, record, state, module), [], {}, state, module)
                 except Dead:
                     completed = False
+    return EntryRun(interp, state, module, record_cls, record, completed)
+
+
+def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: World,
+            rules: dict[str, Any] | None = None) -> Resolution:
+    """`user_values`: dest -> value for the flags the launch command gives."""
+    rules = rules or load("resolution")
+    run = run_entry(store, inventory, user_values, world, rules)
+    if run.problem is not None:
+        return Resolution({}, [], [run.problem], False)
+    interp, state, module, record_cls, record, completed = (run.interp, run.state, run.module, run.record_cls,
+                                                            run.record, run.completed)
+    notes: list[str] = []
     raised = list(state.raised)
     state.raised = []
     notes.extend(interp.notes)

@@ -13,11 +13,9 @@ import json
 from pathlib import Path
 from typing import Any
 
-from flagscan.evaluate.interp_base import Dead
 from flagscan.evaluate.startup.run import GlobalWrites, StartupRaise, SurvivalTracking, StartupResult, StartupWrite, run_entries, \
     startup_world
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ClassVal, ModuleVal, Obj, Unknown
+from flagscan.evaluate.values import Obj, Unknown
 from flagscan.ruledata import load
 
 
@@ -41,7 +39,7 @@ def predict_startup(root: Path, cache_dir: Path | None, inventory, values: dict[
 
 
 def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], scenario) -> StartupResult:
-    from flagscan.evaluate.resolve import _namespace, _Resolver
+    from flagscan.evaluate.resolve import _Resolver, run_entry
     from flagscan.evaluate.world import World
     from flagscan.extract.irstore import ModuleStore
 
@@ -52,28 +50,14 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
     class Interp(SurvivalTracking, GlobalWrites, _Resolver):
         pass
 
-    interp = Interp(ModuleStore(root, cache_dir), world, declarations=rules.get("declarations"))
-    state = State({}, {})
-    result = StartupResult()
-    module = interp.import_module(rules["entry"]["module"], state)
-    record_cls = interp.deref(module.globals.get(rules["entry"]["class"]), state) \
-        if isinstance(module, ModuleVal) else None
-    if not isinstance(record_cls, ClassVal):
-        result.stopped.append(f"{rules['entry']['module']}.{rules['entry']['class']} not found: startup not followed")
+    run = run_entry(ModuleStore(root, cache_dir), inventory, given, world, rules, Interp)
+    if run.problem is not None:
+        result = StartupResult()
+        result.stopped.append(f"{run.problem}: startup not followed")
         return result
-    namespace = _namespace(interp, inventory, given, state, module)
-    constructor = interp.getattr(record_cls, rules["entry"]["constructor"], state, module)
-    try:
-        record = interp.call(constructor, [namespace], {}, state, module)
-        for method in rules["entry"].get("then_call", []):
-            found, fn = record.cls.lookup(method) if isinstance(record, Obj) else (False, None)
-            if found:
-                interp.call(interp.bind(fn, record, state, module), [], {}, state, module)
-    except Dead:
-        record = None
-    if not isinstance(record, Obj):
-        result.reached = False  # the resolution rejects the command on every path: FS301 says why
-        return result
+    interp, state, record = run.interp, run.state, run.record
+    if not run.completed or not isinstance(record, Obj):
+        return StartupResult(reached=False)  # the resolution rejects the command on every path: FS301 says why
     state.raised = []
     result = run_entries(interp, state, record, srules)
     # attributes startup code adds to the record (`use_mla_backend`) are not settings
