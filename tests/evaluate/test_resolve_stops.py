@@ -32,6 +32,7 @@ def test_no_settings_is_a_one_line_error_with_exit_2(tmp_path) -> None:
         assert "Traceback" not in result.output
 
 
+@pytest.mark.gives_up
 def test_where_analysis_stopped_is_a_finding(tmp_path) -> None:
     from tests.conftest import ROOT
 
