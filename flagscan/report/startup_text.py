@@ -31,7 +31,8 @@ def merge_json(payload: dict[str, Any], startup) -> dict[str, Any]:
 def status(startup) -> dict[str, Any]:
     return {"analysed": True, "reached": startup.reached, "completed": startup.completed,
             "stopped": list(startup.stopped), "run_dependent_raises": startup.run_dependent,
-            "not_followed": len(startup.not_followed), "steps": startup.steps}
+            "not_followed": len(startup.not_followed), "steps": startup.steps,
+            "serving": {"methods": 0, "steps": 0, "exhausted": [], **startup.serving}}
 
 
 def render(startup) -> list[str]:
@@ -42,7 +43,10 @@ def render(startup) -> list[str]:
         return ["  startup: not reached (the resolution rejects the command)"]
     lines: list[str] = []
     for r in startup.rejections:
-        tag = "CRASHES at startup" if r.certain else "may crash at startup"
+        if r.phase == "serving":
+            tag = "FAILS while serving" if r.certain else "may fail while serving"
+        else:
+            tag = "CRASHES at startup" if r.certain else "may crash at startup"
         lines.append(f"  {tag}: {r.message or r.exception}")
         lines.append(f"      at {r.location} in {r.handler}" + (f" when {r.condition}" if r.condition else "")
                      + (f"; needs {', '.join(r.needs)}" if r.needs else ""))
@@ -55,4 +59,8 @@ def render(startup) -> list[str]:
     followed = "followed to the end" if startup.completed else "ends in a raise on every path"
     lines.append(f"  startup: {followed}; {startup.run_dependent} raise(s) depend on the run, not the configuration;"
                  f" {len(startup.not_followed)} place(s) not followed")
+    served = startup.serving
+    if served:
+        spent = f"; step budget spent in {', '.join(served['exhausted'])}" if served.get("exhausted") else ""
+        lines.append(f"  serving: {served.get('methods', 0)} method(s) called with a batch not known{spent}")
     return lines

@@ -47,7 +47,9 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
     model_path = given.get("model_path") if isinstance(given.get("model_path"), str) else None
     world = startup_world(World(scenario.gpu, dict(scenario.env), scenario.model, model_path), Path(root), srules)
 
-    class Interp(SurvivalTracking, GlobalWrites, _Resolver):
+    from flagscan.evaluate.startup.serving import BatchAsserts
+
+    class Interp(SurvivalTracking, GlobalWrites, BatchAsserts, _Resolver):
         pass
 
     run = run_entry(ModuleStore(root, cache_dir), inventory, given, world, rules, Interp)
@@ -74,7 +76,7 @@ def _write(path: Path, result: StartupResult, jsonable) -> None:
                           "handler": w.handler, "condition": w.condition, "certain": w.certain}
                       for d, w in result.writes.items()},
            "completed": result.completed, "reached": result.reached, "stopped": result.stopped, "run_dependent": result.run_dependent,
-           "steps": result.steps, "not_followed": result.not_followed}
+           "steps": result.steps, "not_followed": result.not_followed, "serving": result.serving}
     write_json(path, doc)
 
 
@@ -92,4 +94,4 @@ def _read(path: Path | None) -> StartupResult | None:
                               w["location"], w["handler"], w["condition"], w["certain"])
               for d, w in doc["writes"].items()}
     return StartupResult(rejections, writes, doc["completed"], doc["reached"], doc["stopped"], doc["run_dependent"],
-                         doc["steps"], doc["not_followed"])
+                         doc["steps"], doc["not_followed"], doc.get("serving", {}))

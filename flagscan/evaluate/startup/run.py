@@ -68,6 +68,7 @@ class StartupResult:
     run_dependent: int = 0         # possible raises that depend on the run, not on the configuration
     steps: int = 0
     not_followed: list[str] = field(default_factory=list)  # code the interpreter could not follow (give-ups)
+    serving: dict[str, Any] = field(default_factory=dict)  # the serving phase: methods called, steps, budgets spent
 
 
 class _Registries:
@@ -255,10 +256,11 @@ def run_entries(interp, state: State, record: Obj, rules: dict[str, Any]) -> Sta
         interp.steps = 0
         interp.notes = []
         completed = True
+        instance = None
         try:
             for step in entry.get("prelude", []):
                 _prelude(interp, state, record, step)
-            interp.call(cls, [], kwargs, state, module)
+            instance = interp.call(cls, [], kwargs, state, module)
         except Dead:
             completed = False
         except Budget:
@@ -277,9 +279,23 @@ def run_entries(interp, state: State, record: Obj, rules: dict[str, Any]) -> Sta
                 result.rejections.append(found)
         if completed:
             result.writes.update(_writes(state, record, resolved, before, survival))
+            _serve(interp, state, instance, entry, rules, config_prefixes, survival, result)
     result.rejections = _dedupe(result.rejections)
     result.not_followed = [stop.message() for stop in getattr(interp, "stops", [])]
     return result
+
+
+def _serve(interp, state: State, instance: Any, entry: dict[str, Any], rules: dict[str, Any],
+           config: tuple[str, ...], survival: frozenset[str], result: StartupResult) -> None:
+    """The serving phase on what the entry built (flagscan/evaluate/startup/serving.py)."""
+    from flagscan.evaluate.startup.serving import run_serving
+
+    run = run_serving(interp, state, instance, entry, rules, config, survival)
+    result.rejections.extend(run.rejections)
+    result.run_dependent += run.run_dependent
+    done = result.serving
+    result.serving = {"methods": done.get("methods", 0) + run.methods, "steps": done.get("steps", 0) + run.steps,
+                      "exhausted": sorted(set(done.get("exhausted", [])) | set(run.exhausted))}
 
 
 def _own(assumptions: tuple[str, ...], survival: frozenset[str]) -> tuple[str, ...]:

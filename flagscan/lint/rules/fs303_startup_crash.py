@@ -48,4 +48,4 @@ INVALID = (
 
 def check(ctx):
     return [finding(ctx, CODE, SEVERITY, MESSAGE.format(message=r.message or r.exception), r)
-            for r in ctx.startup.rejections if r.certain]
+            for r in ctx.startup.rejections if r.certain and r.phase != "serving"]

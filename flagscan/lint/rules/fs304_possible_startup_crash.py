@@ -42,7 +42,7 @@ INVALID = (Example("--model-path m", expect=("FS304",)),)
 
 
 def check(ctx):
-    possible = [r for r in ctx.startup.rejections if not r.certain]
+    possible = [r for r in ctx.startup.rejections if not r.certain and r.phase != "serving"]  # FS305: serving
     model_only = [r for r in possible if set(r.needs) <= {"model"}]
     out: list[Diagnostic] = [finding(ctx, CODE, SEVERITY, MESSAGE.format(message=r.message or r.exception,
                                                                            needs=", ".join(r.needs)), r)

@@ -1,0 +1,188 @@
+"""evaluate: the serving phase: the objects startup built, called abstractly with a batch not known.
+
+Once the startup entry (rules/startup.toml [[entry]]) has been constructed on the
+interpreter's heap, each [[serving]] rule names an object reached from it by
+attributes (the model runner's attention backend, its model, its CUDA-graph runner)
+and the methods SGLang calls on it when batches arrive. Each method is called on its
+own fork of the startup state, with its batch parameters bound to an unknown batch
+(needs "batch:<param>") and every other parameter unknown (a run value). A raise
+there is a serving-phase rejection: the tests it assumed about the batch are the
+condition that selects that kind of batch; the tests about the configuration make it
+possible rather than certain, as in the startup phase; a raise under a test of
+anything else (tensors, torch.distributed) depends on the run and is counted. Each
+method has a step budget of its own (rules/startup.toml [serving_budget]).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from typing import Any
+
+from flagscan.evaluate.interp_base import Budget, Dead, truth
+from flagscan.evaluate.state import State
+from flagscan.evaluate.values import BoundMethod, ExcVal, FuncVal, Obj, Unknown
+
+BATCH = "batch:"
+_MAX_CONDITIONS = 4
+
+
+@dataclass(slots=True)
+class ServingRun:
+    """What calling the serving methods found (rejections are StartupRaise with phase "serving")."""
+
+    rejections: list[Any] = field(default_factory=list)
+    run_dependent: int = 0
+    steps: int = 0
+    methods: int = 0               # serving methods called
+    exhausted: list[str] = field(default_factory=list)  # methods whose step budget ran out
+    missing: list[str] = field(default_factory=list)    # [[serving]] objects not built on this configuration
+
+
+class BatchAsserts:
+    """While serving methods run, an `assert` on an unknown test records what the test
+    needs, as `if` does: `assert forward_batch.x.numel() == 1` is a test of the batch,
+    not of the run. (The resolution and startup phases keep their own handling.)"""
+
+    serving_active = False
+    serving_method: Any = None  # the IR of the serving method being called (its *args/**kwargs are run values)
+
+    def bind_params(self, fn, args, kwargs, state):
+        local = super().bind_params(fn, args, kwargs, state)  # type: ignore[misc]
+        if self.serving_active and fn.ir is self.serving_method:
+            for name, _default, kind in fn.ir["params"]:
+                if kind in ("*", "**"):
+                    local[name] = Unknown(f"the {'keyword ' if kind == '**' else ''}arguments of a {fn.qualname} call")
+        return local
+
+    def _s_assert(self, stmt, state, module):
+        if not self.serving_active:
+            return super()._s_assert(stmt, state, module)  # type: ignore[misc]
+        _, line, test_ir, msg_ir, text = stmt[:5]
+        test = self.eval(test_ir, state, module, line=line)  # type: ignore[attr-defined]
+        t = truth(test)
+        if t is True:
+            return [("next", state, None)]
+        failing = state.fork()
+        if t is None:
+            failing.assumptions = failing.assumptions + (f"not ({text})",)
+            state.assumptions = state.assumptions + (text,)
+            if isinstance(test, Unknown) and test.needs:
+                needs = self.assumed_needs.get(text, frozenset()) | test.needs  # type: ignore[attr-defined]
+                self.assumed_needs[text] = self.assumed_needs[f"not ({text})"] = needs  # type: ignore[attr-defined]
+        message = self.eval(msg_ir, failing, module, line=line) if msg_ir is not None else text  # type: ignore[attr-defined]
+        exc = ExcVal("AssertionError", message)
+        self.record(failing, "raise", module, line, value="AssertionError", message=message)  # type: ignore[attr-defined]
+        if t is False:
+            return [("raise", failing, exc)]
+        return [("next", state, None), ("raise", failing, exc)]
+
+
+def run_serving(interp, state: State, instance: Any, entry: dict[str, Any], rules: dict[str, Any],
+                config: tuple[str, ...], survival: frozenset[str]) -> ServingRun:
+    """Call every [[serving]] method of `entry` on what `instance` (the constructed entry) holds."""
+    out = ServingRun()
+    budget = int(rules.get("serving_budget", {}).get("steps", 20_000))
+    saved_stops = list(interp._stops)
+    base = set(state.assumptions)
+    interp.serving_active = True
+    for rule in rules.get("serving", []):
+        if rule.get("entry", entry["name"]) != entry["name"]:
+            continue
+        objs: list[Obj] = []
+        for path in rule["objects"]:
+            objs.extend(o for o in _objects(interp, state, instance, path) if all(o is not x for x in objs))
+        if not objs:
+            out.missing.append(rule["name"])
+        for obj in objs:
+            for method in rule["methods"]:
+                _call(interp, state, obj, method, rule, budget, config, survival | base, out)
+    interp.serving_active = False
+    interp._stops[:] = saved_stops  # code not followed while serving is counted, not reported as FS403
+    return out
+
+
+def _objects(interp, state: State, instance: Any, path: str) -> list[Obj]:
+    """The objects at the dotted attribute `path` from `instance` (each option of a joined value)."""
+    current = [instance]
+    for attr in path.split("."):
+        following: list[Any] = []
+        for value in current:
+            value = interp.deref(value, state)
+            if not isinstance(value, Obj):
+                continue
+            got = state.attrs(value.oid).get(attr)
+            got = interp.deref(got, state)
+            options = got.options if isinstance(got, Unknown) and got.options else (got,)
+            following.extend(o for o in options if o is not None)
+        current = following
+    objs: list[Obj] = []
+    for value in current:
+        value = interp.deref(value, state)
+        if isinstance(value, Obj) and all(value is not o for o in objs):
+            objs.append(value)
+    return objs
+
+
+def _call(interp, state: State, obj: Obj, method: str, rule: dict[str, Any], budget: int,
+          config: tuple[str, ...], premise: frozenset[str], out: ServingRun) -> None:
+    found, fn = obj.cls.lookup(method)
+    if not found or not isinstance(fn, FuncVal):
+        return
+    batch_params = set(rule.get("batch", []))
+    kwargs = {name: Unknown(f"the {name} of a {method} call", {BATCH + name})
+              for name, _default, kind in fn.ir["params"][1:] if name in batch_params and kind in ("pos", "kw")}
+    s = state.fork()
+    s.raised = []
+    start = sum(1 for _ in s.events)
+    saved_budget, saved_steps, saved_notes = interp.call_budget, interp.steps, list(interp.notes)
+    interp.steps, interp.call_budget = 0, budget
+    interp.serving_method = fn.ir
+    where = f"{obj.cls.name}.{method}"
+    try:
+        interp.call(BoundMethod(fn, obj), [], kwargs, s, fn.module)
+    except Dead:
+        pass
+    except Budget:
+        out.exhausted.append(where)
+    finally:
+        if interp.steps > budget:
+            out.exhausted.append(where)
+        out.steps += interp.steps
+        interp.call_budget, interp.steps, interp.notes = saved_budget, saved_steps, saved_notes
+    out.methods += 1
+    for raised_state, exc in s.raised:
+        found_raise = _classify(interp, raised_state, exc, rule, where, config, premise, start)
+        if found_raise is None:
+            out.run_dependent += 1
+        else:
+            out.rejections.append(found_raise)
+    out.exhausted = sorted(set(out.exhausted))
+
+
+def _classify(interp, s: State, exc: Any, rule: dict[str, Any], where: str, config: tuple[str, ...],
+              premise: frozenset[str], start: int):
+    from flagscan.evaluate.resolve import _text
+    from flagscan.evaluate.startup.run import StartupRaise
+
+    events = list(s.events)[start:]
+    event = next((e for e in reversed(events) if e.kind == "raise"), None)
+    if event is None:
+        return None  # a raise recorded before serving began (not this call's)
+    batch: list[str] = []
+    needs: set[str] = set()
+    for a in s.assumptions:
+        if a in premise:
+            continue
+        got = set(interp.assumed_needs.get(a, frozenset()) or {"runtime:" + a})
+        if any(not (n.startswith(BATCH) or n.startswith(config)) for n in got):
+            return None
+        if any(n.startswith(BATCH) for n in got):
+            batch.append(" ".join(a.split()))
+        needs |= {n for n in got if not n.startswith(BATCH)}
+    condition = " and ".join(dict.fromkeys(batch[-_MAX_CONDITIONS:])) or f"every {where} call"
+    message = exc.message if isinstance(exc, ExcVal) else exc
+    return StartupRaise(
+        location=event.location, handler=event.function,
+        exception=exc.type_name if isinstance(exc, ExcVal) else "Exception", message=_text(message) or "",
+        condition=condition, certain=not batch and not needs, needs=tuple(sorted(needs)),
+        entry=f"{rule['name']} ({where})", phase="serving")
