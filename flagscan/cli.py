@@ -34,6 +34,7 @@ class Options:
     sglang_repo: str | None = None
     format: str = "text"
     quiet: bool = False
+    packages: tuple[str, ...] = ()   # --package NAME=VERSION|absent, in the order given
 
 
 def merge_options(ctx: click.Context, **overrides: Any) -> Options:
@@ -51,6 +52,12 @@ def source_options(fn: Callable) -> Callable:
     fn = click.option("--offline", is_flag=True, default=False, help="Use the cache only.")(fn)
     fn = click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Output format.")(fn)
     return fn
+
+
+def package_option(fn: Callable) -> Callable:
+    return click.option("--package", "package", multiple=True, metavar="NAME=VERSION",
+                        help="A package's version as installed (NAME=absent: not installed); overrides the "
+                             "release's pins (repeatable).")(fn)
 
 
 class LaunchArgs(click.Command):
@@ -139,10 +146,11 @@ class _Group(click.Group):
 @click.option("--sglang-repo", metavar="URL", default=None, help="Git URL of SGLang (default: upstream GitHub).")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default="text", help="Output format.")
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No progress messages on stderr.")
+@package_option
 @click.pass_context
-def main(ctx: click.Context, sglang, cache_dir, offline, sglang_repo, fmt, quiet) -> None:
+def main(ctx: click.Context, sglang, cache_dir, offline, sglang_repo, fmt, quiet, package) -> None:
     """flagscan: what your SGLang launch flags will really do on your GPU, read from SGLang's own source."""
-    ctx.obj = Options(sglang, cache_dir, offline, sglang_repo, fmt, quiet)
+    ctx.obj = Options(sglang, cache_dir, offline, sglang_repo, fmt, quiet, tuple(package))
 
 
 def _register() -> None:

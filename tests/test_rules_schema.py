@@ -48,7 +48,8 @@ def test_world_meanings_are_known() -> None:
     prefixes = ("const:", "unknown:", "gpu.", "env.", "path.", "nvml:", "model.")
     plain = {"partial", "decorator", "logger", "log", "package", "empty", "subprocess", "subprocess_output", "fields",
              "is_dataclass", "pure", "regex", "copy", "defstruct", "struct_fields", "struct_field", "type_hints",
-             "get_origin", "get_args", "raw_setattr", "raw_getattr", "wraps", "contextmanager"}
+             "get_origin", "get_args", "raw_setattr", "raw_getattr", "wraps", "contextmanager",
+             "package.version", "version.parse"}
     for meaning in meanings:
         assert meaning in plain or meaning.startswith(prefixes), meaning
 

@@ -64,7 +64,7 @@ def launch_for(rev, gpu, file, argv, kind, env_pairs, model_config, model_arch) 
     if not file and not argv:
         return Launch(None, [], set(), extra_env, model_facts(model_config, model_arch, None))
     from flagscan.evaluate import Scenario, predict
-    from flagscan.evaluate.gates_run import runtime_settings
+    from flagscan.evaluate.gates_run import runtime_env, runtime_settings
     from flagscan.inputs import parse_command
 
     command = read_commands(file, argv, kind)[0]
@@ -75,7 +75,8 @@ def launch_for(rev, gpu, file, argv, kind, env_pairs, model_config, model_arch) 
     env = {**command.env, **extra_env}
     resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, Scenario(gpu, env, facts))
     errors = [f"{d.code} {d.message}" for d in parsed.diagnostics if d.severity.value == "error"]
-    return Launch(runtime_settings(resolution), resolution.rejections, set(values), env, facts, errors)
+    return Launch(runtime_settings(resolution), resolution.rejections, set(values), runtime_env(resolution, env),
+                  facts, errors)
 
 
 def warn_parse_errors(launch: Launch) -> bool:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, source_options, run_guarded
+from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, package_option, source_options, run_guarded
 from flagscan.commands.args_cmd import read_commands
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.commands.scenario import gpu_list, model_facts, parse_env, scenario_options
@@ -18,12 +18,14 @@ from flagscan.report import resolve_text
 @click.option("--all", "show_all", is_flag=True, help="Show every setting, not only what differs.")
 @click.option("--no-startup", "no_startup", is_flag=True,
               help="Predict the argument resolution only, not what SGLang's startup code does with it.")
+@package_option
 @click.argument("file", required=False)
 @click.pass_context
 def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda, model_config,
-            model_arch, env, kind, show_all, no_startup, file, argv) -> None:
+            model_arch, env, kind, show_all, no_startup, package, file, argv) -> None:
     """Predict every setting SGLang will run with for a launch command on a GPU, with causes."""
     opts = merge_options(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
+    pairs = tuple(opts.packages) + tuple(package)
 
     def body() -> int:
         from flagscan.evaluate import Scenario, predict
@@ -35,6 +37,7 @@ def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
         gpus = gpu_list(gpu, gpu_count, gpu_memory, gpu_name, cuda)
         extra_env = parse_env(env)
         rev = open_revision(opts)
+        packages = _packages(rev, opts, pairs)
         parsed_all = [parse_command(command, rev.inventory) for command in commands]
         sections = {}
         startups: dict[int, object] = {}
@@ -45,7 +48,7 @@ def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
                 path = values.get("model_path") if isinstance(values.get("model_path"), str) else None
                 facts = model_facts(model_config, model_arch, path)
                 hw = _count_from_command(profile, values, gpu_count)
-                scenario = Scenario(hw, {**command.env, **extra_env}, facts)
+                scenario = Scenario(hw, {**command.env, **extra_env}, facts, packages.get(hw.vendor))
                 resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
                 diagnostics = list(parsed.diagnostics) + knock_on_diagnostics(resolution, parsed, rev.inventory)
                 results.append((command, parsed, scenario, resolution, diagnostics))
@@ -72,7 +75,10 @@ def _payload(results, startups) -> dict:
     from flagscan.report import startup_text
 
     def one(r) -> dict:
-        return startup_text.merge_json(resolve_text.to_json(r, show_all=True), startups.get(id(r[3])))
+        data = startup_text.merge_json(resolve_text.to_json(r, show_all=True), startups.get(id(r[3])))
+        data["env"] = _env_json(r[3])
+        data["packages"] = dict(sorted(getattr(r[3], "packages", {}).items()))
+        return data
 
     payload = one(results[0])
     if len(results) > 1:
@@ -87,9 +93,42 @@ def _text(results, startups, show_all: bool) -> str:
     blocks = []
     for r in results:
         lines = [resolve_text.render([r], show_all=show_all)]
+        lines.extend(_env_lines(r[3]))
         lines.extend(startup_text.render(startups.get(id(r[3]))))
         blocks.append("\n".join(lines))
     return "\n".join(blocks)
+
+
+def _packages(rev, opts, pairs: tuple[str, ...]) -> dict:
+    """vendor -> the run's packages (the release's pins apply to the vendors its wheel is built for)."""
+    from flagscan.cli import progress
+    from flagscan.evaluate.packages import PackageSpecError, for_revision
+
+    out: dict = {}
+    for vendor in ("nvidia", "amd"):
+        try:
+            out[vendor], why = for_revision(rev.tree, rev.cache_dir, offline=opts.offline, pairs=pairs, vendor=vendor)
+        except PackageSpecError as exc:
+            raise UserError(str(exc)) from None
+        if why and vendor == "nvidia":
+            progress(opts)(f"the release's package pins are not known ({why}); packages not given stay unknown")
+    return out
+
+
+def _env_json(resolution) -> dict:
+    """{NAME: {"value", "certain", "because"}}: what the resolution sets (None: removes)."""
+    return {name: s.to_json() for name, s in sorted(getattr(resolution, "env", {}).items())}
+
+
+def _env_lines(resolution) -> list[str]:
+    lines = []
+    for name, s in sorted(getattr(resolution, "env", {}).items()):
+        value = "unset" if s.value is None and s.certain else (repr(s.value) if s.value is not None else "unknown")
+        last = s.because[-1]
+        lines.append(f"  env {name} = {value}{'' if s.certain else ' (uncertain)'}  "
+                     f"[{last.how} at {last.location} in {last.handler}"
+                     + (f" when {last.condition}" if last.condition else "") + "]")
+    return lines
 
 
 def _count_from_command(profile, values, explicit):

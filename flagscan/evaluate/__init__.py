@@ -22,6 +22,8 @@ class Scenario:
     gpu: GpuProfile
     env: dict[str, str]
     model: ModelFacts | None
+    # the run's packages (flagscan.evaluate.packages.Packages); None: rules/world.toml's assumption
+    packages: Any = None
 
 
 def user_values(values: dict[str, Any]) -> dict[str, Any]:
@@ -45,13 +47,14 @@ def predict(root: Path, cache_dir: Path | None, inventory: Inventory, values: di
     if hit is not None:
         return hit
     model_path = given.get("model_path") if isinstance(given.get("model_path"), str) else None
-    world = World(scenario.gpu, dict(scenario.env), scenario.model, model_path)
+    world = World(scenario.gpu, dict(scenario.env), scenario.model, model_path, dists=scenario.packages)
     try:
         resolution = resolve(ModuleStore(root, cache_dir), inventory, given, world)
     except (RecursionError, MemoryError, ValueError, TypeError, KeyError, IndexError, AttributeError) as exc:
         # A defect in flagscan while following the code: said, never an empty answer.
         note = give_up(f"{type(exc).__name__}: {exc}", "SGLang's resolution could not be followed")
         raise ResolutionError(f"{note}; no setting can be predicted") from exc
+    resolution.packages = dict(sorted(world.package_uses.items()))
     if not resolution.settings:
         why = "; ".join(resolution.notes) or "it produced no setting"
         raise ResolutionError(f"SGLang's resolution could not be followed ({why}); no setting can be predicted")

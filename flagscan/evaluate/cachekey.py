@@ -32,6 +32,7 @@ def scenario_key(root: Path, given: dict[str, Any], scenario, *extra: Any) -> st
     doc = {"values": {k: repr(v) if isinstance(v, Unknown) else jsonable(v) for k, v in sorted(given.items())},
            "gpu": scenario.gpu.to_json(), "env": scenario.env,
            "model": [model.config, model.complete, model.origin] if model is not None else None,
-           "extra": list(extra)}
+           "extra": list(extra),
+           "packages": scenario.packages.key() if getattr(scenario, "packages", None) is not None else None}
     h.update(json.dumps(doc, sort_keys=True, default=str).encode())
     return h.hexdigest()[:32]

@@ -37,6 +37,14 @@ def runtime_settings(resolution) -> dict[str, Any]:
     return out
 
 
+def runtime_env(resolution, given: dict[str, str]) -> dict[str, str | None]:
+    """The environment the runtime code sees: the given variables with what the resolution
+    certainly set (None: removed); a variable it may have changed is not known."""
+    from flagscan.evaluate.envwrites import known_env
+
+    return known_env(given, getattr(resolution, "env", {}) or {})
+
+
 def mirrors_of(tree_reads, dests: set[str], value_of) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for facts in tree_reads.files.values():
@@ -235,4 +243,4 @@ def gpu_json(gg: GpuGates) -> dict[str, Any]:
     return data
 
 
-__all__ = ["GpuGates", "Status", "evaluate_gpu", "gpu_json", "runtime_settings"]
+__all__ = ["GpuGates", "Status", "evaluate_gpu", "gpu_json", "runtime_env", "runtime_settings"]

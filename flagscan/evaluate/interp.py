@@ -45,6 +45,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         self.notes: list[str] = []
         self.current_module: ModuleVal | None = None
         self.stack: list[tuple[str, Any]] = []
+        # the call sites of the functions being run (caller module, line, function, conditions)
+        self.sites: list[tuple[ModuleVal, int, str, tuple[str, ...]]] = []
         # Attributes of dataclass records just before __post_init__ (the parsed input).
         self.snapshots: dict[int, dict[str, Any]] = {}
         # What each assumed (unknown) test needed: a value joined from paths that differ
@@ -231,6 +233,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                          "what it may alias")
 
     def delete_item(self, container: Any, key: Any, state: State, module: ModuleVal, line: int) -> None:
+        if container is self.world.env and isinstance(key, str) and key in container:
+            from flagscan.evaluate import envwrites
+            envwrites.record(self, state, module, line, key, envwrites.UNSET, "del")
         if isinstance(container, dict):
             if isinstance(key, Unknown) and key.options is not None and len(key.options) == 1:
                 key = key.options[0]
@@ -266,6 +271,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
     def store_item(self, container: Any, key: Any, value: Any, state: State, module: ModuleVal, line: int) -> None:
         """`container[key] = value`. A key that is not known may be any key: every entry
         the container holds may now be `value`, and (a dict) any other key may exist."""
+        if container is self.world.env and isinstance(key, str):
+            from flagscan.evaluate import envwrites
+            envwrites.record(self, state, module, line, key, value, "setitem")
         if isinstance(container, dict):
             if isinstance(key, Unknown) and key.options is not None and len(key.options) == 1:
                 key = key.options[0]

@@ -104,7 +104,11 @@ class CallsMixin:
         if isinstance(func, FuncVal):
             if func.qualname in self.declare_functions:
                 self.record_declaration(func, args, kwargs, state, module, line)
-            return self.call_function(func, args, kwargs, state)
+            self.sites.append((module, line, state.function, state.conds))
+            try:
+                return self.call_function(func, args, kwargs, state)
+            finally:
+                self.sites.pop()
         if isinstance(func, Builtin):
             return func.fn(self, state, args, kwargs, module, line)
         if isinstance(func, ClassVal):

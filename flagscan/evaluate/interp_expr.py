@@ -140,6 +140,10 @@ class ExpressionsMixin:
     def builtins_attr(self, base: Any, attr: str) -> Any:
         from flagscan.evaluate.builtins import method_of
 
+        if base is self.world.env:
+            from flagscan.evaluate.envwrites import MUTATORS, mutator
+            if attr in MUTATORS:
+                return mutator(self, base, attr)
         return method_of(base, attr)
 
     def _e_un(self, node, state, module, line):

@@ -4,12 +4,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from packaging.version import Version as _VERSION
+
 from flagscan.evaluate.interp_base import PLAIN, _BIN, _CMP, falsy_unknown, truth
 from flagscan.evaluate.state import OPEN, same
 from flagscan.evaluate.values import (
     Builtin, ClassVal, ConfigView, EnumMember, EnvView, External, GenericAlias, Maybe, Unknown, has_unknown, unknown_of,
 )
-
 
 class OperatorsMixin:
     """Operators of the Interpreter: arithmetic, boolean, comparison and membership."""
@@ -107,6 +108,8 @@ class OperatorsMixin:
             return eq if op == "==" else (not eq if op == "!=" else self.give_up("ordering of enum members"))
         if has_unknown(left) or has_unknown(right):
             return unknown_of(left, right, why="comparison with unknown")
+        if isinstance(left, _VERSION) and isinstance(right, _VERSION):
+            return _CMP[op](left, right)   # packaging.version.Version objects (rules/world.toml "version.parse")
         if not isinstance(left, PLAIN) or not isinstance(right, PLAIN):
             if op in ("==", "!="):
                 # one dotted path is one outside object, as for `is` (each `torch.float16` read

@@ -106,6 +106,12 @@ class StatementsMixin:
 
     def _s_import(self, stmt, state, module):
         for local, mod, attr in stmt[2]:
+            if self._not_installed(mod):
+                # a package the run does not have (--package X=absent, the installed environment):
+                # Python raises here, and `except ImportError` decides
+                exc = ExcVal("ImportError", f"No module named {mod.split('.')[0]!r}")
+                self.record(state, "raise", module, stmt[1], value=exc.type_name, message=exc.message)
+                return [("raise", state.fork(), exc)]
             if attr == "*":
                 source = self.import_module(mod, state)
                 if isinstance(source, ModuleVal):
@@ -129,6 +135,12 @@ class StatementsMixin:
                 continue
             state.locals[local] = LazyImport(mod, attr)
         return [("next", state, None)]
+
+    def _not_installed(self, mod: str) -> bool:
+        """Whether `mod` is outside the tree and the run's packages say it is not installed."""
+        if self.world.dists is None or not mod or self.store.module_file(mod.split(".")[0]) is not None:
+            return False
+        return self.world.module_present(mod) is False
 
     def _defines(self, module: str, name: str) -> bool:
         """Whether a package's __init__ binds `name` itself (then that binding wins)."""

@@ -93,6 +93,10 @@ class Resolution:
     private: dict[str, Setting] = field(default_factory=dict)
     # where the interpreter could not follow SGLang's code (flagscan.evaluate.giveup.Stop)
     stops: list[Any] = field(default_factory=list)
+    # environment variables the resolution sets or removes (flagscan.evaluate.envwrites)
+    env: dict[str, Any] = field(default_factory=dict)
+    # distribution -> the assumption about it that a test consulted (flagscan.evaluate.packages)
+    packages: dict[str, str] = field(default_factory=dict)
 
     def adjusted(self) -> dict[str, Setting]:
         return {k: s for k, s in self.settings.items() if s.origin == "adjusted"}
@@ -169,7 +173,8 @@ def run_entry(store, inventory: Inventory, user_values: dict[str, Any], world: W
               rules: dict[str, Any], interp_cls: type | None = None) -> EntryRun:
     """Build argparse's Namespace, construct the record, call its `then_call` methods."""
     interp = (interp_cls or _Resolver)(store, world, declarations=rules.get("declarations"))
-    state = State({}, {})
+    from flagscan.evaluate.envwrites import ENV_OID
+    state = State({ENV_OID: {}}, {})   # every path starts with no environment write
     module = interp.import_module(rules["entry"]["module"], state)
     if not isinstance(module, ModuleVal):
         return EntryRun(interp, state, None, None, None, False, f"{rules['entry']['module']} not found in the tree")
@@ -225,7 +230,9 @@ def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: Wor
     if fallback is not None and isinstance(record, Obj):
         _attribute_fallbacks(interp, rules, record, final_state, module, settings, inventory)
     stops = list(getattr(interp, "stops", []))
-    return Resolution(settings, _dedupe(rejections), notes, completed, private, stops)
+    from flagscan.evaluate.envwrites import collect
+    env = collect(final_state)
+    return Resolution(settings, _dedupe(rejections), notes, completed, private, stops, env)
 
 
 def _fallback_cause(store, rules: dict[str, Any], notes: list[str]) -> str | None:

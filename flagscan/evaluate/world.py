@@ -58,6 +58,11 @@ class World:
     # a clean systemd service would); open: it is unknown (runtime gates, where the
     # process environment decides whether a read is reached).
     env_open: bool = False
+    # what is known of the run's packages (flagscan.evaluate.packages.Packages: the release's
+    # pins, --package, the installed environment); None: only rules/world.toml [packages]
+    dists: Any = None
+    # distribution -> the assumption about it that decided a test ("package:X==1.2 (pinned by ...)")
+    package_uses: dict[str, str] = field(default_factory=dict)
 
     def __post_init__(self) -> None:
         rules = load("world")
@@ -92,7 +97,8 @@ class World:
         if not isinstance(key, str):
             return Unknown("environment variable", {"env"})
         if key in self.env or not self.env_open:
-            return self.env.get(key, default)
+            value = self.env.get(key, default)
+            return default if value is None else value   # None: the code removed it
         return Unknown(f"${key}", {f"env:{key}"})
 
     def env_attr(self, attr: str) -> Any:
@@ -105,9 +111,39 @@ class World:
 
     def env_contains(self, key: Any) -> Any:
         if isinstance(key, str) and key in self.env:
-            return True
+            return self.env[key] is not None   # None: the code removed it
         return Unknown(f"${key}" if isinstance(key, str) else "environment variable",
                        {f"env:{key}"} if isinstance(key, str) else {"env"})
+
+    # -- packages ------------------------------------------------------------------
+    def module_present(self, module: str) -> Any:
+        """Whether import name `module` is installed: True, False or unknown (needs package:NAME)."""
+        dist = module.split(".")[0]
+        if self.dists is not None:
+            dist, fact = self.dists.module(module)
+            if fact is not None:
+                self.package_uses[dist] = fact.evidence
+                return fact.present
+        if module.split(".")[0] in self.packages:
+            return True
+        return Unknown(f"whether {module} is installed", {f"package:{dist}"})
+
+    def package_version(self, name: Any) -> Any:
+        """`importlib.metadata.version(name)`: the version, a PackageNotFoundError, or unknown."""
+        from flagscan.evaluate.values import ExcVal, Raised
+        from flagscan.source.distmeta import normalise
+
+        if not isinstance(name, str):
+            return Unknown("a package version", {"package"})
+        fact = self.dists.dist(name) if self.dists is not None else None
+        if fact is None:
+            return Unknown(f"the version of {name}", {f"package:{normalise(name)}"})
+        self.package_uses[fact.name] = fact.evidence
+        if not fact.present:
+            return Raised(ExcVal("PackageNotFoundError", name))
+        if fact.version is None:
+            return Unknown(f"the version of {name}", {f"package:{fact.name}"})
+        return fact.version
 
     # -- attribute access on things outside the tree ----------------------------
     def external_attr(self, base: External, attr: str) -> Any:
@@ -212,10 +248,24 @@ class World:
             name = args[0] if args else None
             if not isinstance(name, str):
                 return Unknown("package availability")
-            top = name.split(".")[0]
-            if top in self.packages:
+            found = self.module_present(name)
+            if found is True:
                 return External(f"spec:{name}")
-            return Unknown(f"whether {name} is installed", {f"package:{name}"})
+            if found is False:
+                return None   # find_spec of a module that is not installed
+            return found
+        if meaning == "package.version":
+            return self.package_version(args[0] if args else kwargs.get("distribution_name"))
+        if meaning == "version.parse":
+            text = args[0] if args else kwargs.get("version")
+            if isinstance(text, str):
+                from packaging.version import InvalidVersion, Version
+                try:
+                    return Version(text)
+                except InvalidVersion:
+                    from flagscan.evaluate.values import ExcVal, Raised
+                    return Raised(ExcVal("InvalidVersion", f"Invalid version: {text!r}"))
+            return unknown_of(text, why=f"{path}(...)")
         if meaning == "pure":
             fn = _PURE_FUNCS.get(path)
             if fn is None or has_unknown(list(args)) or has_unknown(kwargs):

@@ -66,6 +66,8 @@ def verdicts(root: Any, cache_dir: Any, inventory: Any, gpu: Any, *, values: dic
 
     reads = load_reads(root, cache_dir)
     settings = module.runtime_settings(resolution) if resolution is not None else None
+    if resolution is not None and hasattr(module, "runtime_env"):
+        env = module.runtime_env(resolution, env or {})   # what the resolution certainly set is known
     gg = getattr(module, ENTRY)(root, cache_dir, inventory, reads, gpu, env=env or {}, model=model,
                                 settings=settings, flags=sorted(values) if values else None)
     out: dict[str, GateVerdict] = {}

@@ -230,7 +230,18 @@ def _via_pypi(spec: Spec, version: str, cache: Cache, say: Progress, *, because:
         dist = pypi.download(version, Path(tmp), progress=say)
         say(f"pypi: unpacking {dist.name}")
         digest, found, _ = _build(cache, lambda b: extract_archive(dist, b), lambda _: version)
+        _keep_metadata(cache, found or version, dist, say)
     origin = f"pypi: {dist.name}"
     ref = {"digest": digest, "version": found, "origin": origin, "provider": "pypi"}
     cache.write_ref("pypi", version, data=ref)
     return _tree(cache, spec, ref, "pypi", f"{origin} (git failed: {because})")
+
+
+def _keep_metadata(cache: Cache, version: str, dist: Path, say: Progress) -> None:
+    """The wheel's Requires-Dist and console scripts, kept while the wheel is at hand."""
+    from flagscan.source.release_meta import store
+
+    try:
+        store(cache, version, dist)
+    except SourceError as exc:
+        say(f"pypi: {exc}; the release's package pins stay unknown")

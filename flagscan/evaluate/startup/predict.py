@@ -45,7 +45,8 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
 
     rules, srules = load("resolution"), load("startup")
     model_path = given.get("model_path") if isinstance(given.get("model_path"), str) else None
-    world = startup_world(World(scenario.gpu, dict(scenario.env), scenario.model, model_path), Path(root), srules)
+    world = startup_world(World(scenario.gpu, dict(scenario.env), scenario.model, model_path,
+                                dists=getattr(scenario, "packages", None)), Path(root), srules)
 
     from flagscan.evaluate.startup.serving import BatchAsserts
 

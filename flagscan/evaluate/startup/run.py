@@ -198,7 +198,7 @@ def _globals_of(fn_ir: dict[str, Any]) -> frozenset[str]:
 
 
 def startup_world(world: World, root: Path, rules: dict[str, Any]) -> StartupWorld:
-    return StartupWorld(world.gpu, dict(world.env), world.model, world.model_path,
+    return StartupWorld(world.gpu, dict(world.env), world.model, world.model_path, dists=world.dists,
                         registries=_Registries(root, rules.get("registry", [])))
 
 
