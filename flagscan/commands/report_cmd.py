@@ -10,6 +10,7 @@ import click
 
 from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, run_guarded
 from flagscan.commands.scenario import gpu_list, scenario_options
+from flagscan.ruledata import model_path_of
 
 GATE_FORMATS = ("text", "json", "markdown")
 
@@ -70,7 +71,7 @@ def launch_for(rev, gpu, file, argv, kind, env_pairs, model_config, model_arch) 
     command = read_commands(file, argv, kind)[0]
     parsed = parse_command(command, rev.inventory)
     values = {dest: v.value for dest, v in parsed.values.items()}
-    model_path = values.get("model_path") if isinstance(values.get("model_path"), str) else None
+    model_path = model_path_of(values)
     facts = model_facts(model_config, model_arch, model_path)
     env = {**command.env, **extra_env}
     resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, Scenario(gpu, env, facts))

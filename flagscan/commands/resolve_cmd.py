@@ -8,6 +8,7 @@ from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, package_opt
 from flagscan.commands.args_cmd import read_commands
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.commands.scenario import gpu_list, model_facts, parse_env, scenario_options
+from flagscan.ruledata import model_path_of
 from flagscan.report import resolve_text
 
 
@@ -45,7 +46,7 @@ def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
             results = []
             for command, parsed in zip(commands, parsed_all):
                 values = {dest: v.value for dest, v in parsed.values.items()}
-                path = values.get("model_path") if isinstance(values.get("model_path"), str) else None
+                path = model_path_of(values)
                 facts = model_facts(model_config, model_arch, path)
                 hw = _count_from_command(profile, values, gpu_count)
                 scenario = Scenario(hw, {**command.env, **extra_env}, facts, packages.get(hw.vendor))
@@ -137,12 +138,9 @@ def _count_from_command(profile, values, explicit):
 
     if explicit is not None:
         return profile
-    width = 1
-    for dest in ("tp_size", "tensor_parallel_size", "pp_size", "pipeline_parallel_size"):
-        v = values.get(dest)
-        if isinstance(v, int) and v > 0:
-            width *= v
-    return replace(profile, count=max(profile.count, width))
+    from flagscan.ruledata import command_width
+
+    return replace(profile, count=max(profile.count, command_width(values)))
 
 
 COMMANDS = [resolve]

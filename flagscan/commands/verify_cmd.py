@@ -9,6 +9,7 @@ import click
 from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, source_options, progress, run_guarded
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.commands.scenario import gpu_profile, model_facts, parse_env, scenario_options
+from flagscan.ruledata import model_path_of
 from flagscan.report import verify_text
 
 FAIL_ON = ("gap", "surprise", "never")
@@ -77,7 +78,7 @@ def verify(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu
 
         profile = _count_from_command(profile, values, gpu_count)
         arch = model_arch or (observed.architectures[0] if observed.architectures and not model_config else None)
-        path = values.get("model_path") if isinstance(values.get("model_path"), str) else None
+        path = model_path_of(values)
         facts = model_facts(model_config, arch, path)
         scenario = Scenario(profile, {**command.env, **parse_env(env)}, facts)
         resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)

@@ -8,6 +8,7 @@ from typing import Any
 
 from flagscan.evaluate.resolve import Resolution, resolve
 from flagscan.extract import ExtractionError
+from flagscan.ruledata import model_path_of
 from flagscan.strict import give_up
 from flagscan.evaluate.values import Unknown
 from flagscan.evaluate.world import ModelError, ModelFacts, World, load_model
@@ -46,7 +47,7 @@ def predict(root: Path, cache_dir: Path | None, inventory: Inventory, values: di
     hit = _cached(record)
     if hit is not None:
         return hit
-    model_path = given.get("model_path") if isinstance(given.get("model_path"), str) else None
+    model_path = model_path_of(given)
     world = World(scenario.gpu, dict(scenario.env), scenario.model, model_path, dists=scenario.packages)
     try:
         resolution = resolve(ModuleStore(root, cache_dir), inventory, given, world)

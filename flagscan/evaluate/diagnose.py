@@ -9,8 +9,8 @@ from typing import Any
 from flagscan.diagnostics import Diagnostic, Evidence, FileLocation, Severity
 from flagscan.evaluate.resolve import Resolution, Setting, jsonable
 from flagscan.facts.flags import Inventory
+from flagscan.ruledata import condition_fields
 
-_FIELD = re.compile(r"\b(?:self|server_args|args|cfg)\.(\w+)")
 
 
 def _show(value: Any) -> str:
@@ -21,7 +21,7 @@ def _show(value: Any) -> str:
 def _blame(setting: Setting, parsed, command_location: FileLocation | None) -> FileLocation | None:
     """The user's flag that a cause's condition names, else the command itself."""
     for cause in setting.because:
-        for name in _FIELD.findall(cause.condition or ""):
+        for name in condition_fields().findall(cause.condition or ""):
             value = parsed.values.get(name)
             if value is not None and value.location is not None:
                 return value.location

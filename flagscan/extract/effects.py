@@ -140,7 +140,7 @@ class _Walk:
                 for key, value in node[3]:
                     if key != "**" and not key.startswith("_"):
                         self.emit("write", key, conds, canon(value, self.receivers), line)
-        if is_kind(func, "a") and is_kind(func[1], "n") and func[1][1] == "self":
+        if is_kind(func, "a") and is_kind(func[1], "n") and func[1][1] in self.record:
             self.calls.add(func[2])
         if name == "setattr" and len(node[2]) >= 3 and is_kind(node[2][0], "n") and node[2][0][1] in self.record \
                 and is_kind(node[2][1], "c") and isinstance(node[2][1][1], str):
@@ -181,6 +181,16 @@ def _class(module: dict[str, Any], name: str) -> dict[str, Any] | None:
     return None
 
 
+def _receiver(fn: dict[str, Any]) -> frozenset[str]:
+    """The name of a function's first positional parameter: the record, for a method of
+    the record (its `self`) and for a hook (`def hook(server_args)`); empty without one
+    and for a static or class method."""
+    if any(is_kind(d, "n") and d[1] in ("staticmethod", "classmethod") for d in fn.get("decorators", [])):
+        return frozenset()   # Python binds no instance to these
+    params = [p[0] for p in fn["params"] if p[2] == "pos"]
+    return frozenset(params[:1])
+
+
 def _record_effects(store, rules: dict[str, Any]) -> list[Effect]:
     spec = rules["record"]
     module = store.get(spec["module"])
@@ -196,7 +206,8 @@ def _record_effects(store, rules: dict[str, Any]) -> list[Effect]:
         if name in done:
             continue
         done.add(name)
-        walk = _Walk(module["path"], name, frozenset({"self"}), frozenset({"self"}), rules)
+        receiver = _receiver(methods[name])
+        walk = _Walk(module["path"], name, receiver, receiver, rules)
         walk.block(methods[name]["body"], [])
         out.extend(walk.out)
         todo.extend(sorted(c for c in walk.calls if c in methods and c not in done))
@@ -216,10 +227,9 @@ def _hook_effects(store, root: Path, rules: dict[str, Any]) -> list[Effect]:
         if module is None:
             continue
         for fn in _functions(module["body"]):
-            params = [p[0] for p in fn["params"] if p[2] == "pos"]
-            if not params:
+            first = _receiver(fn)
+            if not first:
                 continue
-            first = frozenset({params[0]})
             walk = _Walk(module["path"], fn["name"], first, first, rules)
             walk.block(fn["body"], [])
             out.extend(walk.out)

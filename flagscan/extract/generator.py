@@ -26,9 +26,9 @@ def _metadata(ev: Evaluator, rules: dict[str, Any], decl: FieldDecl) -> tuple[cs
     for meta in elements[1:]:
         if isinstance(meta, (cst.SimpleString, cst.ConcatenatedString, cst.FormattedString)):
             try:
-                return elements[0], {**_arg_defaults(ev, decl, None, gen), "help": ev.value(meta, scope)}
+                return elements[0], {**_arg_defaults(ev, decl, None, gen), gen["metadata"]["help"]: ev.value(meta, scope)}
             except NotStatic:
-                return elements[0], {**_arg_defaults(ev, decl, None, gen), "help": ""}
+                return elements[0], {**_arg_defaults(ev, decl, None, gen), gen["metadata"]["help"]: ""}
         if isinstance(meta, cst.Call) and module_tail(meta.func) == gen["metadata_class"]:
             kwargs = dict(_arg_defaults(ev, decl, meta, gen))
             for arg in meta.args:
@@ -127,53 +127,57 @@ def generate_field_flag(ev: Evaluator, rules: dict[str, Any], decl: FieldDecl, d
     meta = _metadata(ev, rules, decl)
     if meta is None:
         return None
-    type_node, arg = meta
-    if arg.get("no_cli") is True:
-        return None
+    type_node, raw = meta
     gen = rules["generator"]
-    texts = arg.pop("_texts", {}) if isinstance(arg.get("_texts"), dict) else {}
-    cli_name = arg.get("cli_name") or _cli_name(ev, gen, decl)
-    aliases = arg.get("aliases") or []
+    # The metadata's keywords by their role (rules/cli.toml [generator.metadata]).
+    arg = {role: raw.get(keyword) for role, keyword in gen["metadata"].items()}
+    if arg["skip"] is True:
+        return None
+    texts = raw.get("_texts", {}) if isinstance(raw.get("_texts"), dict) else {}
+    cli_name = arg["cli_name"] or _cli_name(ev, gen, decl)
+    aliases = arg["aliases"] or []
     options = [cli_name] + list(aliases if isinstance(aliases, (list, tuple)) else [])
-    kwargs: dict[str, Any] = {"help": arg.get("help") or "", "dest": decl.name}
+    kwargs: dict[str, Any] = {"help": arg["help"] or "", "dest": decl.name}
     if default is not MISSING:
         kwargs["default"] = default
     location = Location(decl.module.relpath, decl.line)
-    if arg.get("action") is not None:
+    kind, payload = ("action", None) if arg["action"] is not None else \
+        _unwrap(ev, rules, type_node, Scope(decl.module))
+    applies = {"action": kind == "action", "literal": kind == "literal", "bool": kind == "bool",
+               "list": kind == "list" and arg["type"] is None, "scalar": True}
+    branch = next(b for b in gen["branch_order"] if applies[b])
+    if branch == "action":
         kwargs["action"] = arg["action"]
-        if isinstance(arg.get("action_kwargs"), dict):
+        if isinstance(arg["action_kwargs"], dict):
             kwargs.update(arg["action_kwargs"])
         return build_flag(ev, rules, options, kwargs, texts, location)
-    kind, payload = _unwrap(ev, rules, type_node, Scope(decl.module))
-    type_parser = arg.get("type_parser")
-    if kind == "literal":
-        values = payload if payload is not None else Opaque(decl.module.code(type_node))
-        kwargs["choices"] = arg.get("choices") or values
-        first = payload[0] if payload else ""
-        kwargs["type"] = type_parser or gen["scalar_types"].get(type(first).__name__, gen["fallback_type"])
-    elif kind == "list" and type_parser is None:
-        kwargs["type"] = payload or gen["fallback_type"]
-        kwargs["nargs"] = arg.get("nargs") or gen["list_default_nargs"]
-        if arg.get("choices"):
-            kwargs["choices"] = arg["choices"]
-    elif kind == "bool":
+    if branch == "bool":
         kwargs["action"] = gen["bool_action"]
         return build_flag(ev, rules, options, kwargs, texts, location)
-    else:
-        kwargs["type"] = type_parser or (payload if kind == "scalar" and payload else gen["fallback_type"])
-        if arg.get("choices"):
+    if branch == "literal":
+        values = payload if payload is not None else Opaque(decl.module.code(type_node))
+        kwargs["choices"] = arg["choices"] or values
+        first = payload[0] if payload else ""
+        kwargs["type"] = arg["type"] or gen["scalar_types"].get(type(first).__name__, gen["fallback_type"])
+    elif branch == "list":
+        kwargs["type"] = payload or gen["fallback_type"]
+        kwargs["nargs"] = arg["nargs"] or gen["list_default_nargs"]
+        if arg["choices"]:
             kwargs["choices"] = arg["choices"]
-        if arg.get("nargs"):
+    else:
+        kwargs["type"] = arg["type"] or (payload if kind == "scalar" and payload else gen["fallback_type"])
+        if arg["choices"]:
+            kwargs["choices"] = arg["choices"]
+        if arg["nargs"]:
             kwargs["nargs"] = arg["nargs"]
-        required = arg.get("required")
+        required = arg["required"]
         if gen["required_when_no_default"] and (required is True or (required is None and default is MISSING)):
             kwargs["required"] = any(o.startswith("-") for o in options)
-    if arg.get("const") is not None:
+    if arg["const"] is not None:
         kwargs["const"] = arg["const"]
     if isinstance(kwargs.get("type"), str):
         kwargs["type"] = {"int": int, "float": float, "str": str}.get(kwargs["type"], kwargs["type"])
-    flag = build_flag(ev, rules, options, kwargs, texts, location)
-    return flag
+    return build_flag(ev, rules, options, kwargs, texts, location)
 
 
 def _cli_name(ev: Evaluator, gen: dict[str, Any], decl: FieldDecl) -> str:

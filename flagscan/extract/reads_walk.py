@@ -30,6 +30,7 @@ class Idioms:
     resolution: tuple[str, ...]
     exclude: tuple[str, ...]
     needles: tuple[bytes, ...]
+    record_names: frozenset[str]   # what the record itself is called in resolution code
 
     @classmethod
     def from_rules(cls) -> "Idioms":
@@ -55,7 +56,7 @@ class Idioms:
         needles = tuple(n.encode() for n in data["prefilter"]["needles"])
         needles += tuple(f.rsplit(".", 1)[-1].encode() + b"(" for f in accessors)
         return cls(accessors, dicts, names, attributes, frozenset(getattrs), tuple(data["scope"]["resolution"]),
-                   tuple(data["scope"]["exclude"]), needles)
+                   tuple(data["scope"]["exclude"]), needles, frozenset(load("record")["names"]["resolution"]))
 
     def role(self, relpath: str) -> str | None:
         """'resolution', 'runtime', or None (not analysed) for a path under the tree root."""
@@ -124,7 +125,7 @@ class ModuleWalker:
                 return ctx.aliases[name]
             if name in self.idioms.names:
                 return self.idioms.names[name], False, ()
-            if self.resolution and name in ("self", "args"):
+            if self.resolution and name in self.idioms.record_names:
                 return "resolution self", False, ()
             return None
         if kind == "a":

@@ -13,14 +13,18 @@ from typing import Any
 
 import networkx as nx
 
+from flagscan.facts.ir import is_kind
 from flagscan.facts.reads import Read, reads_in, transform
+from flagscan.ruledata import load
 
-_ENV_CALLS = ("get_bool_env_var", "get_int_env_var", "get_env_var", "getenv", "get")
 
 
 def _atoms(test: Any, local: set[str]) -> list[tuple[str, str]]:
-    """(node id, kind) for the non-setting things a guard test depends on."""
+    """(node id, kind) for the non-setting things a guard test depends on (what names an
+    environment variable or the model is rules/reads.toml [graph])."""
     out: list[tuple[str, str]] = []
+    names = load("reads")["graph"]
+    env_calls, env_modules, model_attributes = names["env_calls"], names["env_modules"], names["model_attributes"]
 
     def visit(n: Any) -> Any:
         k = n[0]
@@ -29,7 +33,7 @@ def _atoms(test: Any, local: set[str]) -> list[tuple[str, str]]:
         if k == "call":
             func = n[1]
             tail = func[2] if func[0] == "a" else (func[1] if func[0] == "n" else "")
-            if tail in _ENV_CALLS and n[2] and isinstance(n[2][0], list) and n[2][0][0] == "c" \
+            if tail in env_calls and n[2] and isinstance(n[2][0], list) and n[2][0][0] == "c" \
                     and isinstance(n[2][0][1], str) and n[2][0][1].isupper():
                 out.append((f"env:{n[2][0][1]}", "env"))
                 return n
@@ -39,10 +43,10 @@ def _atoms(test: Any, local: set[str]) -> list[tuple[str, str]]:
         if k == "sub" and _is_environ(n[1]) and _const_str(n[2]):
             out.append((f"env:{n[2][1]}", "env"))   # os.environ["NAME"]
             return n
-        if k == "a" and n[1] == ["n", "envs"] and n[2].isupper():
+        if k == "a" and is_kind(n[1], "n") and n[1][1] in env_modules and n[2].isupper():
             out.append((f"env:{n[2]}", "env"))
             return n
-        if k == "a" and n[2] in ("hf_config", "model_config", "hf_text_config"):
+        if k == "a" and n[2] in model_attributes:
             out.append(("model:config", "model"))
             return n
         if k == "n" and n[1] not in local and not n[1][0].isupper() and n[1] not in _BUILTINS:

@@ -18,6 +18,7 @@ from flagscan.lint.context import Context, Target, Upgrade
 from flagscan.lint.model import CommandResult, FileResult, Rule
 from flagscan.lint.registry import all_rules
 from flagscan.lint.select import Selection
+from flagscan.ruledata import command_width, model_path_of
 from flagscan.strict import give_up
 
 NO_LAUNCH_CODE = "FS010"
@@ -95,8 +96,7 @@ def _context(command, options: LintOptions) -> Context:
         from flagscan.evaluate import Scenario
 
         values = {dest: v.value for dest, v in parsed.values.items()}
-        model_path = values.get("model_path") if isinstance(values.get("model_path"), str) else None
-        model = options.model(model_path) if options.model is not None else None
+        model = options.model(model_path_of(values)) if options.model is not None else None
         gpu = options.gpu if options.gpu_count_given else _count_from_command(options.gpu, values)
         scenario = Scenario(gpu, {**command.env, **options.env}, model)
     ctx = Context(parsed, options.target, scenario, options.upgrade)
@@ -107,12 +107,7 @@ def _context(command, options: LintOptions) -> Context:
 
 def _count_from_command(profile, values: dict[str, Any]):
     """Without --gpu-count, the node has as many GPUs as the command's TP x PP width."""
-    width = 1
-    for dest in ("tp_size", "tensor_parallel_size", "pp_size", "pipeline_parallel_size"):
-        v = values.get(dest)
-        if isinstance(v, int) and not isinstance(v, bool) and v > 0:
-            width *= v
-    return replace(profile, count=max(profile.count, width))
+    return replace(profile, count=max(profile.count, command_width(values)))
 
 
 def _run(ctx: Context, rules: list[Rule]) -> list[Diagnostic]:

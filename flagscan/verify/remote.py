@@ -9,6 +9,7 @@ import urllib.error
 import urllib.request
 from typing import Any
 
+from flagscan.ruledata import load
 from flagscan.verify.observed import Observed, VerifyError
 
 # Newest first: /server_info (0.5.10+), /get_server_info (every release up to now; the only
@@ -126,8 +127,9 @@ def from_payload(payload: Any, where: str) -> Observed:
         ranks = []
     launch = payload.get("launch_command") if isinstance(payload.get("launch_command"), str) else None
     argv = _launch_argv(launch)
-    if not values or "model_path" not in values:
-        raise VerifyError(f"{where}: this does not look like SGLang's server info (no model_path)")
+    model_path = load("record")["settings"]["model_path"]
+    if not values or model_path not in values:
+        raise VerifyError(f"{where}: this does not look like SGLang's server info (no {model_path})")
     return Observed(source=where, values=values, ranks=tuple(ranks),
                     version=str(version) if version else None, launch_argv=argv, notes=tuple(notes))
 

@@ -16,7 +16,7 @@ from typing import Any
 from flagscan.evaluate.startup.run import GlobalWrites, StartupRaise, SurvivalTracking, StartupResult, StartupWrite, run_entries, \
     startup_world
 from flagscan.evaluate.values import Obj, Unknown
-from flagscan.ruledata import load
+from flagscan.ruledata import load, model_path_of
 
 
 def predict_startup(root: Path, cache_dir: Path | None, inventory, values: dict[str, Any], scenario) -> StartupResult:
@@ -44,7 +44,7 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
     from flagscan.extract.irstore import ModuleStore
 
     rules, srules = load("resolution"), load("startup")
-    model_path = given.get("model_path") if isinstance(given.get("model_path"), str) else None
+    model_path = model_path_of(given)
     world = startup_world(World(scenario.gpu, dict(scenario.env), scenario.model, model_path,
                                 dists=getattr(scenario, "packages", None)), Path(root), srules)
 

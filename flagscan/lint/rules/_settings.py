@@ -2,9 +2,7 @@
 
 from __future__ import annotations
 
-import re
-
-_FIELD = re.compile(r"\b(?:self|server_args|args|cfg)\.(\w+)")
+from flagscan.ruledata import condition_fields
 
 
 def at_named_flag(ctx, diagnostic):
@@ -13,7 +11,7 @@ def at_named_flag(ctx, diagnostic):
     from dataclasses import replace
 
     for evidence in diagnostic.evidence:
-        for name in _FIELD.findall(evidence.text or ""):
+        for name in condition_fields().findall(evidence.text or ""):
             given = ctx.parsed.values.get(name)
             if given is not None and given.location is not None:
                 return replace(diagnostic, location=given.location, flag=diagnostic.flag or given.option)
