@@ -1,11 +1,12 @@
-"""Knock-on diagnostics from a resolution: causes shown, and said when none was traced."""
+"""Knock-on findings from a resolution: causes shown, and said when none was traced."""
 
 from __future__ import annotations
 
 from types import SimpleNamespace
 
-from flagscan.evaluate.diagnose import knock_on_diagnostics
+from flagscan.evaluate.diagnose import OutcomeKind, outcomes
 from flagscan.evaluate.resolve import Cause, Resolution, Setting
+from flagscan.lint.findings import resolution_diagnostics
 
 
 def _parsed():
@@ -17,7 +18,9 @@ def test_knock_on_names_its_cause_or_says_it_was_not_traced() -> None:
                      [Cause("sglang/srt/server_args.py:1210", "_handle_gpu_memory_settings", "gpu_mem < 160 * 1024",
                             None, True)])
     untraced = Setting("enable_tf32_matmul", False, None, "adjusted", True, None, False, [])
-    found = knock_on_diagnostics(Resolution({s.dest: s for s in (traced, untraced)}, [], [], True), _parsed(), None)
+    resolution = Resolution({s.dest: s for s in (traced, untraced)}, [], [], True)
+    assert [o.kind for o in outcomes(resolution, _parsed())] == [OutcomeKind.KNOCK_ON, OutcomeKind.KNOCK_ON]
+    found = resolution_diagnostics(resolution, _parsed())
     by_dest = {d.flag: d for d in found}
     assert by_dest["chunked_prefill_size"].code == "FS101" and by_dest["chunked_prefill_size"].data["traced"]
     assert [e.location for e in by_dest["chunked_prefill_size"].evidence] == ["sglang/srt/server_args.py:1210"]

@@ -58,10 +58,11 @@ def args(ctx: click.Context, sglang, cache_dir, offline, fmt, kind, file, argv) 
 
     def body() -> int:
         from flagscan.inputs import parse_command
+        from flagscan.lint.findings import checked
 
         commands = read_commands(file, argv, kind)
         rev = open_revision(opts)
-        parsed = [parse_command(c, rev.inventory) for c in commands]
+        parsed = [checked(parse_command(c, rev.inventory)) for c in commands]
         if opts.format == "json":
             emit_json("args", {"commands": [args_text.command_json(p) for p in parsed]}, rev)
         else:

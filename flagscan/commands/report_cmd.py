@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import sys
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -26,19 +25,14 @@ def gate_source_options(formats: tuple[str, ...]):
     return wrap
 
 
-def _bar(label: str):
-    def wrap(results, total):
-        with click.progressbar(results, length=total, label=label, file=sys.stderr) as bar:
-            yield from bar
-    return wrap
-
-
 def load_tree_reads(rev, quiet: bool = False):
     """The revision's read facts; a progress bar on stderr while files are parsed."""
     from flagscan.extract.reads import load_reads
 
+    from flagscan.progress import tracker
+
     reads = load_reads(rev.tree.root, rev.cache_dir,
-                       progress=None if quiet else _bar(f"flagscan: reading sglang {rev.tree.version or ''}".strip()))
+                       progress=None if quiet else tracker(f"flagscan: reading sglang {rev.tree.version or ''}".strip()))
     for rel, why in sorted(reads.skipped.items()):
         if not quiet:
             click.echo(f"flagscan: skipped {rel}: {why}", err=True)
@@ -105,36 +99,56 @@ def check_flag(rev, name: str) -> str:
 
 
 def gate_reports(rev, reads, gpus, launch_of, flags=None) -> dict[str, dict[str, Any]]:
-    """{gpu label: {"hardware", "flags"}} from the verdict cache or evaluated now (GPUs in parallel)."""
-    from flagscan.evaluate.gates_run import (apply_rejections, cache_key, cached_gpu_json, evaluate_gpu, gpu_json,
-                                             in_parallel)
+    """{gpu label: {"hardware", "flags"}} from the verdict cache or evaluated now (GPUs in parallel).
+    `reads`: the tree's read facts, or a callable giving them (loaded only when something is not cached)."""
+    from flagscan.evaluate.gates_cache import cached_json, gates_key
+    from flagscan.evaluate.gates_run import apply_rejections, evaluate_gpu, gpu_json, in_parallel
 
+    get_reads = reads if callable(reads) else (lambda: reads)
     builds, keys = {}, {}
     for label, profile in gpus:
         launch: Launch = launch_of(profile)
 
         def build(profile=profile, launch=launch, label=label):
-            gg = evaluate_gpu(rev.tree.root, rev.cache_dir, rev.inventory, reads, profile, env=launch.env,
+            gg = evaluate_gpu(rev.tree.root, rev.cache_dir, rev.inventory, get_reads(), profile, env=launch.env,
                               model=launch.model, settings=launch.settings, flags=flags, label=label)
             apply_rejections(gg, launch.rejections, launch.user_dests)
             return gpu_json(gg)
 
         builds[label] = build
         if flags is None:
-            keys[label] = cache_key(reads.key, rev.inventory, profile, launch.env, launch.model, launch.settings,
-                                    launch.user_dests)
-    cached = {label: cached_gpu_json(rev.cache_dir, key, None) for label, key in keys.items()}
+            keys[label] = gates_key(rev.tree.root, profile, launch.env, launch.model, launch.settings,
+                                    launch.user_dests, sorted(f.dest for f in rev.inventory.flags), "report")
+    cached = {label: cached_json(rev.cache_dir, key, None, _is_report) for label, key in keys.items()}
     todo = [label for label in builds if cached.get(label) is None]
+    if todo:
+        get_reads()  # loaded here, once, before the GPUs are spread over worker processes
     built = in_parallel({label: builds[label] for label in todo})
     out: dict[str, dict[str, Any]] = {}
     for label in builds:
         if cached.get(label) is not None:
             out[label] = cached[label]
         elif label in keys:
-            out[label] = cached_gpu_json(rev.cache_dir, keys[label], lambda label=label: built[label])
+            out[label] = cached_json(rev.cache_dir, keys[label], lambda label=label: built[label], _is_report)
         else:
             out[label] = built[label]
     return out
+
+
+def _is_report(doc: Any) -> bool:
+    return isinstance(doc, dict) and "flags" in doc
+
+
+def lazy_reads(rev, quiet: bool = False):
+    """load_tree_reads(rev, quiet), called at most once and only when asked."""
+    held: list[Any] = []
+
+    def get():
+        if not held:
+            held.append(load_tree_reads(rev, quiet))
+        return held[0]
+
+    return get
 
 
 @click.command("report", cls=LaunchArgs)

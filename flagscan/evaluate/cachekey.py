@@ -13,21 +13,27 @@ from flagscan.evaluate.values import Unknown
 _CONTENT_ADDRESSED = re.compile(r"[0-9a-f]{64}")
 
 
+def tree_digest(root: Path) -> str:
+    """What names a tree's files: a cached tree's folder is its content digest (checked against
+    its manifest when it is served); any other tree is named by its files' sizes and mtimes."""
+    if _CONTENT_ADDRESSED.fullmatch(root.name) and (root / "MANIFEST.json").is_file():
+        return root.name
+    from flagscan.extract.reads import tree_listing
+
+    h = hashlib.sha256()
+    for rel, st in tree_listing(root):
+        h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    return "listing:" + h.hexdigest()
+
+
 def scenario_key(root: Path, given: dict[str, Any], scenario, *extra: Any) -> str:
     """A digest that changes when any input of a prediction does (a file of the tree by size or
     mtime, flagscan's evaluator or rule data, a value of the command, the GPU, env or model)."""
     from flagscan.evaluate.resolve import jsonable
     from flagscan.extract.cache import engine_version
-    from flagscan.extract.reads import tree_listing
 
     h = hashlib.sha256(engine_version().encode())
-    root = Path(root)
-    if _CONTENT_ADDRESSED.fullmatch(root.name) and (root / "MANIFEST.json").is_file():
-        # a cached tree: its folder is named by its content digest, checked when it is served
-        h.update(root.name.encode())
-    else:
-        for rel, st in tree_listing(root):
-            h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+    h.update(tree_digest(Path(root)).encode())
     model = scenario.model
     doc = {"values": {k: repr(v) if isinstance(v, Unknown) else jsonable(v) for k, v in sorted(given.items())},
            "gpu": scenario.gpu.to_json(), "env": scenario.env,

@@ -1,4 +1,7 @@
-"""inputs: launch command argv -> flag values, with argparse's real semantics and diagnostics."""
+"""inputs: launch command argv -> flag values, with argparse's real semantics and the problems found.
+
+Problems are neutral facts (`flagscan.diagnostics.Problem`: a kind, a place, data); the lint
+rules of flagscan/lint/rules/ give them a code, a severity and a message."""
 
 from __future__ import annotations
 
@@ -9,7 +12,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from flagscan.diagnostics import Diagnostic, FileLocation, Severity
+from flagscan.diagnostics import FileLocation, Problem, ProblemKind
 from flagscan.facts.flags import Flag, Inventory, UnknownValue
 from flagscan.inputs.config import Tok, merge_config
 from flagscan.inputs.launcher import basename
@@ -43,12 +46,7 @@ class FlagValue:
 class ParsedCommand:
     command: LaunchCommand
     values: dict[str, FlagValue] = field(hash=False)
-    diagnostics: tuple[Diagnostic, ...]
-
-
-def _diag(code: str, severity: Severity, message: str, tok: Tok | None, flag: str | None = None,
-          **data: Any) -> Diagnostic:
-    return Diagnostic(code, severity, message, flag=flag, location=tok.location if tok else None, data=data)
+    problems: tuple[Problem, ...]
 
 
 def suggest(option: str, options: Sequence[str]) -> str | None:
@@ -80,30 +78,27 @@ class _Run:
         self.command, self.inventory = command, inventory
         self.built = _built(inventory)
         self.table = OptionTable(self.built.actions, inventory.allow_abbrev)
-        self.diags: list[Diagnostic] = []
+        self.problems: list[Problem] = []
         self.uncertain = False  # arguments exist that flagscan cannot see (unset variables...)
         self.tokens: list[Tok] = []
         self.argv: list[Arg] = []
         self.option_at: list[int] = []  # argv positions of the options, in order
 
-    def add(self, code: str, severity: Severity, message: str, tok: Tok | None, flag: str | None = None,
-            **data: Any) -> None:
-        self.diags.append(_diag(code, severity, message, tok, flag, **data))
+    def add(self, kind: ProblemKind, tok: Tok | None, option: str | None = None, **data: Any) -> None:
+        self.problems.append(Problem(kind, tok.location if tok else None, option, data))
 
     # -- before argparse ----------------------------------------------------------
     def prepare(self) -> None:
         tokens = [Tok(a.text, FileLocation(a.path, a.line, a.column), a.unresolved) for a in self.command.args]
         for tok in tokens:
             if tok.unresolved:
-                names = ", ".join(tok.unresolved)
-                self.add("FS007", Severity.WARNING, f"{tok.text!r} is not expanded from this file ({names}); "
-                         "its value depends on the environment at start", tok, variables=list(tok.unresolved))
+                self.add(ProblemKind.UNEXPANDED_VARIABLE, tok, text=tok.text, variables=list(tok.unresolved))
         launcher = self.command.launcher
         if len(launcher) >= 2 and launcher[-1] == "serve" and basename(launcher[-2]) == "sglang" \
                 and "--model-type" not in self.built.actions:
             tokens = self._strip_model_type(tokens)
         merge = merge_config(tokens, self.inventory, os.path.dirname(self.command.path))
-        self.diags.extend(merge.diagnostics)
+        self.problems.extend(merge.problems)
         self.uncertain = not merge.complete
         self.tokens = merge.tokens
         self._classify()
@@ -145,33 +140,21 @@ class _Run:
                 if tok.unresolved:
                     self.uncertain = True
                 elif r.kind == "unknown":
-                    hint = suggest(name, list(self.table.options))
-                    message = f"unknown flag {name}" + (f"; did you mean {hint}?" if hint else "")
-                    self.add("FS001", Severity.ERROR, message, tok, name, suggestion=hint)
+                    self.add(ProblemKind.UNKNOWN_OPTION, tok, name, suggestion=suggest(name, list(self.table.options)))
                 else:
-                    self.add("FS006", Severity.ERROR, f"{name} is ambiguous: it could be {', '.join(r.candidates)}",
-                             tok, name, candidates=list(r.candidates))
+                    self.add(ProblemKind.AMBIGUOUS_OPTION, tok, name, candidates=list(r.candidates))
                 i = self._skip_values(i + 1)
                 continue
             assert r.option is not None
             if r.abbreviated:
-                self.add("FS006", Severity.INFO, f"{name} is an abbreviation of {r.option}", tok, r.option,
-                         abbreviation=name, resolved=r.option)
+                self.add(ProblemKind.ABBREVIATED_OPTION, tok, r.option, abbreviation=name, resolved=r.option)
             if r.option == config and tok.text != config:
-                self.add("FS003", Severity.WARNING, f"{name} is not merged by SGLang (only the exact word {config} "
-                         "followed by the file is); the file's options are ignored", tok, r.option,
-                         reason="config-not-merged")
+                self.add(ProblemKind.CONFIG_NOT_MERGED, tok, r.option, written=name, config=config)
             low, high = value_range(self.built.actions[r.option])
             following = self._skip_values(i + 1) - (i + 1)
-            problem = None
-            if r.explicit is not None and high == 0:
-                problem = f"{r.option} takes no value (got {r.explicit!r})"
-            elif r.explicit is not None and low > 1:
-                problem = f"{r.option} expects {low} values"
-            elif r.explicit is None and following < low:
-                problem = f"{r.option} expects {'a value' if low == 1 else f'{low} values'}"
-            if problem:
-                self.add("FS003", Severity.ERROR, problem, tok, r.option, reason="missing-value")
+            if (r.explicit is not None and (high == 0 or low > 1)) or (r.explicit is None and following < low):
+                # `explicit`: the `=value` given to an option that takes none (or more than one)
+                self.add(ProblemKind.MISSING_VALUE, tok, r.option, expected=low, explicit=r.explicit)
                 i = self._skip_values(i + 1)
                 continue
             text = r.option if r.explicit is None else f"{r.option}={r.explicit}"
@@ -183,9 +166,7 @@ class _Run:
         if tok.unresolved:
             self.uncertain = True
             return
-        why = f" ({after} takes no value)" if after else ""
-        self.add("FS001", Severity.ERROR, f"unrecognized argument {tok.text!r}{why}", tok, after,
-                 kind="argument", suggestion=None)
+        self.add(ProblemKind.STRAY_ARGUMENT, tok, after, text=tok.text, after=after)
 
     # -- argparse ----------------------------------------------------------------------
     def parse(self) -> list[Call]:
@@ -202,14 +183,14 @@ class _Run:
     def _drop_failed(self, done: int, message: str) -> None:
         """A failure flagscan did not foresee: blame the next option, drop it, parse again."""
         if done >= len(self.option_at):
-            self.add("FS003", Severity.ERROR, f"SGLang's parser rejects these arguments: {message}", None)
+            self.add(ProblemKind.PARSER_REJECTS, None, message=message)
             self.argv, self.option_at = [], []
             return
         at = self.option_at[done]
         end = at + 1
         while end < len(self.argv) and end not in self.option_at:
             end += 1
-        self.add("FS003", Severity.ERROR, message, self.tokens[self.argv[at].tok], reason="argparse")
+        self.add(ProblemKind.PARSER_REJECTS, self.tokens[self.argv[at].tok], message=message)
         removed = end - at
         self.argv = self.argv[:at] + self.argv[end:]
         self.option_at = [p if p < at else p - removed for p in self.option_at if p != at]
@@ -238,18 +219,16 @@ class _Run:
                 continue
             valid = self._check_values(call, flag, tok, consumed)
             if flag.deprecated:
-                hint = f"; use {flag.replacement}" if flag.replacement else ""
-                effect = " and has no effect" if call.ignored else ""
-                self.add("FS002", Severity.WARNING, f"{call.option} is deprecated{effect}{hint}", tok, call.option,
-                         replacement=flag.replacement)
+                self.add(ProblemKind.DEPRECATED_OPTION, tok, call.option, replacement=flag.replacement,
+                         ignored=bool(call.ignored))
             if call.ignored or call.dest == "help" and flag.location.path == "argparse":
                 continue
             kind = self.built.kinds.get(call.option or "", "")
             first = seen.get(call.dest)
             if first is not None and kind not in ACCUMULATING and tok is not None and tok.origin == "cli" \
                     and first.origin == "cli":
-                self.add("FS004", Severity.WARNING, f"{call.option} is given more than once; the last one wins",
-                         tok, call.option, first=first.location.to_json() if first.location else None)
+                self.add(ProblemKind.DUPLICATE_OPTION, tok, call.option,
+                         first=first.location.to_json() if first.location else None)
             if tok is not None and (first is None or tok.origin == "cli"):
                 seen[call.dest] = tok
             latest[call.dest] = (call, tok, valid)  # type: ignore[assignment]
@@ -291,13 +270,11 @@ class _Run:
             where = self.tokens[item.tok] if isinstance(item, (Converted, Invalid)) and item.tok is not None else tok
             if isinstance(item, Invalid):
                 valid = False
-                self.add("FS003", Severity.ERROR, f"{call.option}: {item.raw!r} is not a valid {item.type_name}",
-                         where, call.option, value=item.raw, reason="type")
+                self.add(ProblemKind.INVALID_TYPE, where, call.option, value=item.raw, type_name=item.type_name)
             elif isinstance(item, Converted) and item.checkable and checkable and item.value not in choices:  # type: ignore[operator]
                 valid = False
-                allowed = ", ".join(map(str, choices))  # type: ignore[arg-type]
-                self.add("FS003", Severity.ERROR, f"{call.option}: {item.value!r} is not one of: {allowed}",
-                         where, call.option, value=item.value, choices=list(choices), reason="choice")  # type: ignore[arg-type]
+                self.add(ProblemKind.INVALID_CHOICE, where, call.option, value=item.value,
+                         choices=list(choices))  # type: ignore[arg-type]
         return valid
 
     def unwrap(self, value: Any, option_tok: Tok | None) -> tuple[Any, bool]:
@@ -322,23 +299,22 @@ class _Run:
         for flag in self.inventory.flags:
             if flag.required and flag.dest not in values and flag.dest not in done:
                 done.add(flag.dest)
-                self.diags.append(Diagnostic("FS005", Severity.ERROR, f"{flag.options[0]} is required",
-                                             flag=flag.options[0], location=where))
+                self.problems.append(Problem(ProblemKind.MISSING_REQUIRED, where, flag.options[0]))
 
 
 def parse_command(command: LaunchCommand, inventory: Inventory) -> ParsedCommand:
     """The flag values a launch command gives, judged against one revision's flag inventory.
-    Never raises for bad arguments: they become diagnostics."""
+    Never raises for bad arguments: they become problems."""
     run = _Run(command, inventory)
     run.prepare()
     values = run.judge(run.parse())
     run.required(values)
-    def key(item: tuple[int, Diagnostic]) -> tuple[Any, ...]:
+    def key(item: tuple[int, Problem]) -> tuple[Any, ...]:
         i, d = item
         loc = d.location
         return (loc is None, loc.path if loc else "", loc.line if loc else 0, loc.column if loc else 0, i)
 
-    ordered = tuple(d for _, d in sorted(enumerate(run.diags), key=key))
+    ordered = tuple(p for _, p in sorted(enumerate(run.problems), key=key))
     return ParsedCommand(command, values, ordered)
 
 

@@ -10,13 +10,10 @@ from typing import Any
 import yaml
 from yaml.nodes import MappingNode, ScalarNode, SequenceNode
 
-from flagscan.diagnostics import Diagnostic, FileLocation, Severity
+from flagscan.diagnostics import FileLocation, Problem, ProblemKind
 from flagscan.facts.flags import Flag, Inventory
 from flagscan.inputs.model import InputError
 from flagscan.inputs.text import read_source
-
-CODE = "FS003"
-
 
 @dataclass(frozen=True, slots=True)
 class Tok:
@@ -31,14 +28,13 @@ class Tok:
 @dataclass(slots=True)
 class Merge:
     tokens: list[Tok]
-    diagnostics: list[Diagnostic] = field(default_factory=list)
+    problems: list[Problem] = field(default_factory=list)
     # False when the config could not be read here: values may come from it unseen.
     complete: bool = True
 
 
-def _diag(message: str, tok: Tok, severity: Severity = Severity.ERROR, **data: Any) -> Diagnostic:
-    return Diagnostic(CODE, severity, message, flag=tok.text.split("=", 1)[0], location=tok.location,
-                      data={"reason": data.pop("reason", "config"), **data})
+def _problem(kind: ProblemKind, tok: Tok, **data: Any) -> Problem:
+    return Problem(kind, tok.location, tok.text.split("=", 1)[0], data)
 
 
 def _kinds(inventory: Inventory) -> tuple[set[str], dict[str, Flag], set[str]]:
@@ -78,12 +74,9 @@ def _config_tokens(path: str, root: MappingNode, data: dict[Any, Any], inventory
         norm = key.replace("-", "_")
         flag_tok = Tok(f"--{key}", here, (), "config")
         if norm in unsupported:
-            severity = Severity.WARNING if norm in newer_only else Severity.ERROR
-            merge.diagnostics.append(_diag(
-                f"config key {key!r} names a flag with action {unsupported[norm].action!r}, "
-                "which SGLang's config merge refuses (newer releases accept single-value actions)",
-                flag_tok, severity, reason="config-unsupported-action"))
-            if severity is Severity.ERROR:
+            kind = ProblemKind.CONFIG_NEWER_ACTION if norm in newer_only else ProblemKind.CONFIG_UNSUPPORTED
+            merge.problems.append(_problem(kind, flag_tok, key=key, action=unsupported[norm].action))
+            if kind is ProblemKind.CONFIG_UNSUPPORTED:
                 continue
         if isinstance(value, bool):
             if norm in store_true:
@@ -113,14 +106,14 @@ def merge_config(tokens: list[Tok], inventory: Inventory, base_dir: str) -> Merg
     if not indices:
         return merge
     if len(indices) > 1:
-        merge.diagnostics.append(_diag("several config files given; SGLang refuses to start", tokens[indices[1]]))
+        merge.problems.append(_problem(ProblemKind.CONFIG_SEVERAL, tokens[indices[1]]))
         drop = {j for i in indices for j in (i, i + 1)}
         merge.tokens = [t for k, t in enumerate(tokens) if k not in drop]
         return merge
     index = indices[0]
     flag_tok = tokens[index]
     if index == len(tokens) - 1:
-        merge.diagnostics.append(_diag(f"no file after {option}; SGLang refuses to start", flag_tok))
+        merge.problems.append(_problem(ProblemKind.CONFIG_NO_FILE, flag_tok, config=option))
         merge.tokens = tokens[:index]
         return merge
     path_tok = tokens[index + 1]
@@ -131,13 +124,12 @@ def merge_config(tokens: list[Tok], inventory: Inventory, base_dir: str) -> Merg
         return merge
     path = path_tok.text
     if os.path.splitext(path)[1].lower() not in (".yaml", ".yml"):
-        merge.diagnostics.append(_diag(f"config file must be YAML (.yaml or .yml): {path}", path_tok))
+        merge.problems.append(_problem(ProblemKind.CONFIG_NOT_YAML, path_tok, file=path))
         return merge
     full = path if os.path.isabs(path) else os.path.join(base_dir, path)
     if not os.path.isfile(full):
         merge.complete = False
-        merge.diagnostics.append(_diag(f"config file {path} not found here; its options are unknown",
-                                       path_tok, Severity.WARNING, reason="config-not-found"))
+        merge.problems.append(_problem(ProblemKind.CONFIG_NOT_FOUND, path_tok, file=path))
         return merge
     try:
         source = read_source(full)
@@ -146,13 +138,12 @@ def merge_config(tokens: list[Tok], inventory: Inventory, base_dir: str) -> Merg
     except (InputError, yaml.YAMLError, RecursionError, ValueError) as exc:
         merge.complete = False
         reason = str(exc).splitlines()[0] if str(exc) else type(exc).__name__
-        merge.diagnostics.append(_diag(f"config file {path} cannot be read: {reason}", path_tok,
-                                       reason="config-unreadable"))
+        merge.problems.append(_problem(ProblemKind.CONFIG_UNREADABLE, path_tok, file=path, error=reason))
         return merge
     if data is None:
         return merge
     if not isinstance(data, dict) or not isinstance(nodes, MappingNode):
-        merge.diagnostics.append(_diag(f"config file {path} must hold a mapping at its root", path_tok))
+        merge.problems.append(_problem(ProblemKind.CONFIG_NOT_MAPPING, path_tok, file=path))
         return merge
     merge.tokens = _config_tokens(source.path, nodes, data, inventory, merge) + rest
     return merge

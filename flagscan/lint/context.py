@@ -11,7 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flagscan.diagnostics import Diagnostic, FileLocation
+from flagscan.diagnostics import FileLocation, Problem
 from flagscan.facts.flags import Flag, Inventory
 
 _UNSET: Any = object()
@@ -40,7 +40,7 @@ class Upgrade:
 
 class Context:
     """Facts about one launch command, for the rules. Providers: `parsed` (always),
-    `resolution` and `knock_on` (need a GPU: "resolution"), `startup` ("startup"), `gates` ("gates"),
+    `resolution` and `outcomes` (need a GPU: "resolution"), `startup` ("startup"), `gates` ("gates"),
     `upgrade` ("upgrade")."""
 
     def __init__(self, parsed: Any, target: Target, scenario: Any | None,
@@ -51,7 +51,7 @@ class Context:
         self.scenario = scenario
         self.upgrade = upgrade
         self._resolution: Any = _UNSET
-        self._knock_on: Any = _UNSET
+        self._outcomes: Any = _UNSET
         self._gates: Any = _UNSET
         self._after: Any = _UNSET
         self._startup: Any = _UNSET
@@ -72,8 +72,10 @@ class Context:
             return None
         return self.inventory.by_option().get(option_or_dest) or self.inventory.by_dest().get(option_or_dest)
 
-    def input_diagnostics(self, code: str) -> list[Diagnostic]:
-        return [d for d in self.parsed.diagnostics if d.code == code]
+    def problems(self, kinds) -> list[Problem]:
+        """The input stage's problems of these kinds (`flagscan.diagnostics.ProblemKind`), in order."""
+        wanted = set(kinds)
+        return [p for p in self.parsed.problems if p.kind in wanted]
 
     def available(self, needs: frozenset[str]) -> bool:
         if needs & {"resolution", "gates", "startup"} and self.scenario is None:
@@ -110,14 +112,15 @@ class Context:
                                             self.scenario)
         return self._startup
 
-    @property
-    def knock_on(self) -> list[Diagnostic]:
-        """FS101/FS102/FS301/FS302/FS401 as the evaluator words them (flagscan.evaluate.diagnose)."""
-        if self._knock_on is _UNSET:
-            from flagscan.evaluate.diagnose import knock_on_diagnostics
+    def outcomes(self, kinds) -> list[Any]:
+        """What the resolution did to the command (flagscan.evaluate.diagnose.Outcome), of these
+        kinds, in the resolution's order."""
+        if self._outcomes is _UNSET:
+            from flagscan.evaluate.diagnose import outcomes
 
-            self._knock_on = knock_on_diagnostics(self.resolution, self.parsed, self.inventory)
-        return self._knock_on
+            self._outcomes = outcomes(self.resolution, self.parsed)
+        wanted = set(kinds)
+        return [o for o in self._outcomes if o.kind in wanted]
 
     @property
     def gates(self) -> Any:

@@ -58,20 +58,39 @@ def adapt(dest: str, verdict: Any) -> GateVerdict:
 def verdicts(root: Any, cache_dir: Any, inventory: Any, gpu: Any, *, values: dict[str, Any] | None = None,
              resolution: Any = None, model: Any = None, env: dict[str, str] | None = None
              ) -> dict[str, GateVerdict] | None:
-    """Every flag's verdict on `gpu` (for a command's values when given), or None (not analysed)."""
+    """Every flag's verdict on `gpu` (for a command's values when given), or None (not analysed).
+
+    Cached per (engine, tree, flags, resolved settings and env, GPU, model): flagscan.evaluate.gates_cache."""
     module = gates_module()
     if module is None:
         return None
-    from flagscan.extract.reads import load_reads
+    from flagscan.evaluate.gates_cache import cached_value, gates_key
 
-    reads = load_reads(root, cache_dir)
     settings = module.runtime_settings(resolution) if resolution is not None else None
     if resolution is not None and hasattr(module, "runtime_env"):
         env = module.runtime_env(resolution, env or {})   # what the resolution certainly set is known
+    flags = sorted(values) if values else None
+    key = gates_key(root, gpu, env, model, settings, set(), flags, "lint", _PORT_VERSION)
+    plain = cached_value(cache_dir, "gate-verdicts", key,
+                         lambda: _evaluate(module, root, cache_dir, inventory, gpu, env, model, settings, flags))
+    return {dest: GateVerdict(dest, status, certain, tuple(Evidence(loc, text) for loc, text in evidence))
+            for dest, status, certain, evidence in plain}
+
+
+_PORT_VERSION = 1   # bump when what _evaluate keeps changes
+
+
+def _evaluate(module: Any, root: Any, cache_dir: Any, inventory: Any, gpu: Any, env: dict[str, Any] | None,
+              model: Any, settings: dict[str, Any] | None, flags: list[str] | None
+              ) -> tuple[tuple[str, str, bool, tuple[tuple[str, str], ...]], ...]:
+    """The verdicts as plain tuples (what the cache holds)."""
+    from flagscan.extract.reads import load_reads
+
+    reads = load_reads(root, cache_dir)
     gg = getattr(module, ENTRY)(root, cache_dir, inventory, reads, gpu, env=env or {}, model=model,
-                                settings=settings, flags=sorted(values) if values else None)
-    out: dict[str, GateVerdict] = {}
-    for dest, v in gg.verdicts.items():
+                                settings=settings, flags=flags)
+    out: list[tuple[str, str, bool, tuple[tuple[str, str], ...]]] = []
+    for dest, v in sorted(gg.verdicts.items()):
         status = getattr(v.status, "value", str(v.status))
         evidence: list[Evidence] = []
         if status == "NO_OP" and gg.evaluator is not None:
@@ -83,9 +102,9 @@ def verdicts(root: Any, cache_dir: Any, inventory: Any, gpu: Any, *, values: dic
                     if isinstance(name, dict) and name.get("location"):
                         evidence.append(Evidence(str(name["location"]), str(name.get("text") or name.get("name") or "")))
         # The gate stage states NO_OP only when every read is certainly dead (else CONDITIONAL).
-        out[dest] = GateVerdict(dest, status, not getattr(v, "needs", None) or status == "NO_OP",
-                                tuple(dict.fromkeys(evidence)))
-    return out
+        out.append((dest, status, bool(not getattr(v, "needs", None) or status == "NO_OP"),
+                    tuple((e.location, e.text) for e in dict.fromkeys(evidence))))
+    return tuple(out)
 
 
 def flag_verdicts(ctx: Any) -> dict[str, GateVerdict] | None:

@@ -6,7 +6,7 @@ import re
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from types import ModuleType
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from flagscan.diagnostics import Diagnostic, Severity
 
@@ -27,8 +27,12 @@ class Example:
     (a fixture tree path relative to the repository, or a release such as ``0.5.10``,
     which makes the example a `real` test); `model` a model config path relative to the
     repository. `expect` lists the codes the run must report (INVALID) — a VALID
-    example must not report the rule's own code. `pending` says why the example cannot
-    run yet; such an example is collected and skipped, never faked.
+    example must not report the rule's own code. `at` is where the rule's own findings
+    are, as ``"line:column"`` of the one-line command file (1-based; every INVALID
+    example says). `fixed` is the command after `--fix` (Fixit's expected_replacement;
+    every INVALID example of a fixable rule says, the command itself when nothing is
+    rewritten). `pending` says why the example cannot run yet; such an example is
+    collected and skipped, never faked.
     """
 
     command: str
@@ -38,6 +42,8 @@ class Example:
     expect: tuple[str, ...] = ()
     upgrade_to: str | None = None
     pending: str | None = None
+    at: tuple[str, ...] = ()
+    fixed: str | None = None
 
     @property
     def real(self) -> bool:
@@ -46,7 +52,11 @@ class Example:
 
 @dataclass(frozen=True, slots=True)
 class Rule:
-    """A lint rule: one module under flagscan/lint/rules/ (see rules/lint.toml for families)."""
+    """A lint rule: one module under flagscan/lint/rules/ (see rules/lint.toml for families).
+
+    `reports`: the kinds of neutral record (a `flagscan.diagnostics.ProblemKind` of the input
+    stage, a `flagscan.evaluate.diagnose.OutcomeKind` of the resolution) this rule words,
+    each through `report(record) -> Diagnostic`; every kind has exactly one such rule."""
 
     code: str
     name: str
@@ -60,6 +70,8 @@ class Rule:
     needs: frozenset[str] = frozenset()
     fixable: bool = False
     module: str = ""
+    reports: frozenset[str] = frozenset()
+    report: Callable[[Any], Diagnostic] | None = None
 
     @property
     def summary(self) -> str:
@@ -80,6 +92,8 @@ class Rule:
             needs=frozenset(getattr(module, "NEEDS", ())),
             fixable=getattr(module, "FIXABLE", False),
             module=module.__name__,
+            reports=frozenset(str(getattr(k, "value", k)) for k in getattr(module, "REPORTS", ())),
+            report=getattr(module, "report", None),
         )
 
 

@@ -29,12 +29,29 @@ def all_rules() -> tuple[Rule, ...]:
         if rule.code in seen:
             raise RuleError(f"{rule.code} is defined by {seen[rule.code]} and {module.__name__}")
         seen[rule.code] = module.__name__
+        if bool(rule.reports) != (rule.report is not None):
+            raise RuleError(f"{module.__name__}: REPORTS and report() go together")
         rules.append(rule)
+    owners: dict[str, str] = {}
+    for rule in rules:
+        for kind in sorted(rule.reports):
+            if kind in owners:
+                raise RuleError(f"{kind} is reported by {owners[kind]} and {rule.code}")
+            owners[kind] = rule.code
     return tuple(sorted(rules, key=lambda r: r.code))
 
 
 def by_code() -> dict[str, Rule]:
     return {r.code: r for r in all_rules()}
+
+
+def reporter(kind) -> Rule:
+    """The rule that words records of this kind (a ProblemKind or an OutcomeKind)."""
+    key = str(getattr(kind, "value", kind))
+    for rule in all_rules():
+        if key in rule.reports:
+            return rule
+    raise RuleError(f"no lint rule reports {key}")
 
 
 def find(code_or_name: str) -> Rule | None:

@@ -9,9 +9,10 @@ Codes are exact codes or prefixes (`FS2`); `ALL` matches every code.
 from __future__ import annotations
 
 import re
+from collections.abc import Callable
 from dataclasses import dataclass
 
-from flagscan.diagnostics import Diagnostic, FileLocation, Severity
+from flagscan.diagnostics import Diagnostic, FileLocation
 
 _COMMENT = re.compile(r"[#;]\s*flagscan:\s*(ignore-file|ignore)\s*(?:=\s*([A-Za-z0-9_, ]*))?")
 _CODE = re.compile(r"^(ALL|FS\d{1,3})$")
@@ -45,9 +46,9 @@ def _applies(s: Suppression, d: Diagnostic, path: str) -> bool:
 
 
 def apply(path: str, text: str, diagnostics: list[Diagnostic], known: set[str], enabled: set[str],
-          unused_code: str | None) -> tuple[list[Diagnostic], int]:
-    """Drop suppressed diagnostics; add one `unused_code` finding per unused (or unknown) code
-    when that rule is selected. Returns (kept, number suppressed)."""
+          unused: Callable[[FileLocation, list[str]], Diagnostic] | None) -> tuple[list[Diagnostic], int]:
+    """Drop suppressed diagnostics; add one `unused(where, codes)` finding per comment with unused
+    (or unknown) codes when that rule is selected. Returns (kept, number suppressed)."""
     found = find(text)
     used: set[tuple[int, int, str]] = set()
     kept: list[Diagnostic] = []
@@ -66,7 +67,7 @@ def apply(path: str, text: str, diagnostics: list[Diagnostic], known: set[str], 
             dropped += 1
         else:
             kept.append(d)
-    if unused_code is None:
+    if unused is None:
         return kept, dropped
     for s in found:
         stale = []
@@ -77,7 +78,5 @@ def apply(path: str, text: str, diagnostics: list[Diagnostic], known: set[str], 
                     c.startswith(pattern) for c in enabled)):
                 stale.append(pattern)
         if stale:
-            where = FileLocation(path, s.line, s.column)
-            kept.append(Diagnostic(unused_code, Severity.WARNING, f"unused suppression: {', '.join(stale)}",
-                                   None, where, (), {"codes": stale}))
+            kept.append(unused(FileLocation(path, s.line, s.column), stale))
     return kept, dropped

@@ -8,9 +8,10 @@ from pathlib import Path
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from flagscan.diagnostics import Severity
+from flagscan.diagnostics import Diagnostic, ProblemKind, Severity
 from flagscan.facts.flags import Flag, Inventory, Location, UnknownValue
 from flagscan.inputs import ParsedCommand, command_from_argv, parse_command, read_launch_file
+from flagscan.lint.findings import input_diagnostics
 
 L = Location("sglang/srt/server_args.py", 100)
 FLAGS = (
@@ -45,8 +46,13 @@ def parse(*argv: str, inventory: Inventory = INVENTORY, model: bool = True) -> P
     return parse_command(command_from_argv(["python", "-m", "sglang.launch_server", *extra, *argv]), inventory)
 
 
+def diagnostics(parsed: ParsedCommand) -> list[Diagnostic]:
+    """The input stage's problems as the lint rules word them (code, severity, data)."""
+    return input_diagnostics(parsed)
+
+
 def codes(parsed: ParsedCommand) -> list[str]:
-    return [d.code for d in parsed.diagnostics]
+    return [d.code for d in diagnostics(parsed)]
 
 
 def value(parsed: ParsedCommand, dest: str) -> object:
@@ -81,7 +87,7 @@ def test_choices_types_and_unknown_choices() -> None:
     parsed = parse("--attention-backend", "bogus", "--tp", "four", "--speculative-algorithm", "NEXTN",
                    "--json-model-override-args", '{"a": 1}')
     assert codes(parsed) == ["FS003", "FS003"]
-    backend, tp = parsed.diagnostics
+    backend, tp = diagnostics(parsed)
     assert backend.data["reason"] == "choice" and backend.location.column == parsed.command.args[3].column
     assert tp.data["reason"] == "type" and tp.severity is Severity.ERROR
     assert "attention_backend" not in parsed.values and "tp_size" not in parsed.values
@@ -97,13 +103,15 @@ def test_negative_numbers_are_values() -> None:
 def test_abbreviations_when_allowed() -> None:
     parsed = parse("--enable-flashinfer-allreduce", "--mem-frac", "0.5")
     assert codes(parsed) == ["FS006", "FS006"]
-    assert all(d.severity is Severity.INFO for d in parsed.diagnostics)
-    assert parsed.diagnostics[0].data["resolved"] == "--enable-flashinfer-allreduce-fusion"
+    assert all(d.severity is Severity.INFO for d in diagnostics(parsed))
+    assert diagnostics(parsed)[0].data["resolved"] == "--enable-flashinfer-allreduce-fusion"
     assert value(parsed, "enable_flashinfer_allreduce_fusion") is True
     assert parsed.values["mem_fraction_static"].option == "--mem-fraction-static"
     ambiguous = parse("--spec", "3", "--tp", "2")
-    assert codes(ambiguous) == ["FS006"] and ambiguous.diagnostics[0].severity is Severity.ERROR
-    assert set(ambiguous.diagnostics[0].data["candidates"]) == {
+    # argparse refuses an ambiguous prefix: FS008 (an error), not FS006 (an abbreviation it expands)
+    assert [p.kind for p in ambiguous.problems] == [ProblemKind.AMBIGUOUS_OPTION]
+    assert codes(ambiguous) == ["FS008"] and diagnostics(ambiguous)[0].severity is Severity.ERROR
+    assert set(diagnostics(ambiguous)[0].data["candidates"]) == {
         "--speculative-algorithm", "--speculative-num-steps", "--speculative-eagle-topk"}
     assert value(ambiguous, "tp_size") == 2  # the ambiguous flag's value is skipped, not misread
 
@@ -111,13 +119,13 @@ def test_abbreviations_when_allowed() -> None:
 def test_abbreviations_when_not_allowed() -> None:
     parsed = parse("--enable-flashinfer-allreduce", inventory=NO_ABBREV)
     assert codes(parsed) == ["FS001"]
-    assert parsed.diagnostics[0].data["suggestion"] == "--enable-flashinfer-allreduce-fusion"
+    assert diagnostics(parsed)[0].data["suggestion"] == "--enable-flashinfer-allreduce-fusion"
 
 
 def test_unknown_flags_suggestions_and_stray_values() -> None:
     parsed = parse("--tp_size", "2", "--mem-fraction-statc", "0.8", "--enable-fused-moe-sum-all-reduce", "true")
     assert codes(parsed) == ["FS001", "FS001", "FS001"]
-    first, second, stray = parsed.diagnostics
+    first, second, stray = diagnostics(parsed)
     assert first.data["suggestion"] == "--tp-size" and first.flag == "--tp_size"
     assert second.data["suggestion"] == "--mem-fraction-static"
     assert stray.data["kind"] == "argument" and stray.flag == "--enable-fused-moe-sum-all-reduce"
@@ -132,7 +140,7 @@ def test_store_true_with_explicit_value() -> None:
 def test_deprecated_flags() -> None:
     parsed = parse("--hybrid-kvcache-ratio", "--stream-output")
     assert codes(parsed) == ["FS002", "FS002"]
-    ignored, stored = parsed.diagnostics
+    ignored, stored = diagnostics(parsed)
     assert ignored.data["replacement"] == "--swa-full-tokens-ratio" and ignored.severity is Severity.WARNING
     assert "hybrid_kvcache_ratio" not in parsed.values
     assert stored.data["replacement"] == "--incremental-streaming-output"
@@ -141,15 +149,15 @@ def test_deprecated_flags() -> None:
 
 def test_required_flag() -> None:
     parsed = parse("--tp", "2", model=False)
-    assert codes(parsed) == ["FS005"] and parsed.diagnostics[0].flag == "--model-path"
-    assert parsed.diagnostics[0].location.path == "<argv>"
+    assert codes(parsed) == ["FS005"] and diagnostics(parsed)[0].flag == "--model-path"
+    assert diagnostics(parsed)[0].location.path == "<argv>"
 
 
 def test_duplicates_last_wins() -> None:
     parsed = parse("--tp", "2", "--tp-size=4")
     assert codes(parsed) == ["FS004"] and value(parsed, "tp_size") == 4
     assert parsed.values["tp_size"].option == "--tp-size"
-    assert parsed.diagnostics[0].data["first"]["column"] == parsed.command.args[2].column
+    assert diagnostics(parsed)[0].data["first"]["column"] == parsed.command.args[2].column
 
 
 def test_sglang_serve_model_type_belongs_to_the_launcher() -> None:
@@ -164,7 +172,7 @@ def test_unexpanded_variables(tmp_path: Path) -> None:
     # The unset variables are reported; the required flag may come from $EXTRA (no FS005), and
     # "${TP}" is not judged as an int: its real value is unknown here.
     assert codes(parsed) == ["FS007", "FS007"]
-    assert parsed.diagnostics[0].location.line == 2 and parsed.diagnostics[0].data["variables"] == ["TP"]
+    assert diagnostics(parsed)[0].location.line == 2 and diagnostics(parsed)[0].data["variables"] == ["TP"]
     assert value(parsed, "tp_size") == UnknownValue("${TP}")
     explicit = parse("--tp=$TP")
     assert codes(explicit) == ["FS007"] and value(explicit, "tp_size") == UnknownValue("$TP")
@@ -176,7 +184,7 @@ def test_locations_point_into_the_file(tmp_path: Path) -> None:
                     "  --model-path m \\\n  --attention-backend nope\n")
     parsed = parse_command(read_launch_file(unit)[0], INVENTORY)
     assert parsed.values["model_path"].location.to_json() == {"path": str(unit), "line": 3, "column": 3}
-    assert [(d.code, d.location.line, d.location.column) for d in parsed.diagnostics] == [("FS003", 4, 23)]
+    assert [(d.code, d.location.line, d.location.column) for d in diagnostics(parsed)] == [("FS003", 4, 23)]
 
 
 def _config_unit(tmp_path: Path, config: str, argv: str, name: str = "c.yaml") -> ParsedCommand:
@@ -207,16 +215,18 @@ mem-fraction-static: 0.7
 def test_config_errors(tmp_path: Path) -> None:
     parsed = _config_unit(tmp_path, "tp_size: 2\nlora-paths: [a]\n", "--config c.yaml --model-path m")
     assert codes(parsed) == ["FS001", "FS003"]
-    unknown, unsupported = parsed.diagnostics
+    unknown, unsupported = diagnostics(parsed)
     assert unsupported.data["reason"] == "config-unsupported-action" and unsupported.location.line == 2
     assert unknown.data["suggestion"] == "--tp-size" and unknown.location.path.endswith("c.yaml")
     missing = parse("--config", "/nonexistent/c.yaml", model=False)
-    assert codes(missing) == ["FS003"] and missing.diagnostics[0].severity is Severity.WARNING
+    # a file not here: its options are unknown, the server may well start (FS009, a warning)
+    assert [p.kind for p in missing.problems] == [ProblemKind.CONFIG_NOT_FOUND]
+    assert codes(missing) == ["FS009"] and diagnostics(missing)[0].severity is Severity.WARNING
     assert codes(parse("--config", "c.json")) == ["FS003"]
     assert codes(parse("--config", "a.yaml", "--config", "b.yaml")) == ["FS003"]
     assert codes(parse("--config")) == ["FS003"]
     not_merged = parse("--config=c.yaml")
-    assert codes(not_merged) == ["FS003"] and not_merged.diagnostics[0].data["reason"] == "config-not-merged"
+    assert codes(not_merged) == ["FS009"] and diagnostics(not_merged)[0].data["reason"] == "config-not-merged"
     root = _config_unit(tmp_path, "- a\n- b\n", "--config l.yaml --model-path m", name="l.yaml")
     assert codes(root) == ["FS003"]
 
@@ -225,8 +235,8 @@ def test_fixture_unit_values() -> None:
     fixture = Path(__file__).parents[2] / "fixtures" / "units" / "sglang-qwen.service"
     parsed = parse_command(read_launch_file(fixture)[0], INVENTORY)
     assert value(parsed, "tp_size") == 4 and value(parsed, "enable_flashinfer_allreduce_fusion") is True
-    assert {d.code for d in parsed.diagnostics} == {"FS001"}  # flags this small inventory lacks
-    assert {d.flag for d in parsed.diagnostics} == {"--speculative-num-draft-tokens", "--host", "--port"}
+    assert {d.code for d in diagnostics(parsed)} == {"FS001"}  # flags this small inventory lacks
+    assert {d.flag for d in diagnostics(parsed)} == {"--speculative-num-draft-tokens", "--host", "--port"}
 
 
 _tokens = st.lists(st.one_of(
@@ -241,7 +251,7 @@ _tokens = st.lists(st.one_of(
 def test_parse_command_never_raises(argv: list[str], abbrev: bool) -> None:
     inventory = INVENTORY if abbrev else NO_ABBREV
     parsed = parse_command(command_from_argv(["sglang", "serve", *argv]), inventory)
-    assert all(d.code.startswith("FS") for d in parsed.diagnostics)
+    assert all(d.code.startswith("FS") for d in diagnostics(parsed))
     assert all(v.dest in {f.dest for f in FLAGS} for v in parsed.values.values())
 
 

@@ -38,9 +38,9 @@ def options(spec: str, cache_dir: Path, *, gpu: str | None = "h200", model: str 
                        (lambda _path: facts), Selection(select=select), None, upgrade, fix, **kwargs)
 
 
-def run_example(example: Example, tmp_path: Path, cache_dir: Path):
+def run_example(example: Example, tmp_path: Path, cache_dir: Path, *, fix: bool = False):
     """Lint the example's command written to a plain command file; every rule selected."""
     path = tmp_path / "launch.cmd"
     path.write_text(example.command + "\n")
     return lint_file(str(path), options(example.sglang, cache_dir, gpu=example.gpu, model=example.model,
-                                        upgrade_to=example.upgrade_to))
+                                        upgrade_to=example.upgrade_to, fix=fix))

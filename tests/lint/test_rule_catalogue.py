@@ -5,12 +5,13 @@ from __future__ import annotations
 import json
 import re
 
+import pytest
 from click.testing import CliRunner
 
 from flagscan.cli import main
 from flagscan.diagnostics import Severity
-from flagscan.lint import all_rules
-from flagscan.lint.model import SECTIONS
+from flagscan.lint import all_rules, lint_file
+from flagscan.lint.model import FIXTURE_TREE, SECTIONS
 from flagscan.ruledata import load
 
 
@@ -47,3 +48,47 @@ def test_rules_and_rule_commands() -> None:
     assert runner.invoke(main, ["rule", "knock-on-setting"]).exit_code == 0
     missing = runner.invoke(main, ["rule", "FS999"])
     assert missing.exit_code == 2 and "Traceback" not in missing.output
+
+
+def test_every_kind_of_record_is_worded_by_exactly_one_rule() -> None:
+    from flagscan.diagnostics import ProblemKind
+    from flagscan.evaluate.diagnose import OutcomeKind
+
+    owners: dict[str, list[str]] = {}
+    for rule in all_rules():
+        assert bool(rule.reports) == (rule.report is not None), rule.code
+        for kind in rule.reports:
+            owners.setdefault(kind, []).append(rule.code)
+    kinds = {k.value for k in (*ProblemKind, *OutcomeKind)}
+    assert set(owners) == kinds, sorted(set(owners) ^ kinds)
+    assert all(len(codes) == 1 for codes in owners.values()), owners
+
+
+def _units() -> list[str]:
+    from tests.lint.helpers import ROOT, UNITS
+
+    files = sorted(p for p in UNITS.iterdir() if p.is_file() and p.suffix != ".env")
+    return [str(p.relative_to(ROOT)) for p in (*files, ROOT / "tests" / "lint" / "data" / "demo.service")]
+
+
+@pytest.mark.parametrize("unit", _units())
+def test_every_finding_on_the_fixture_units_has_its_rules_code_and_severity(unit, fixture_cache) -> None:
+    from tests.lint.helpers import ROOT, options
+    from tests.lint.test_rule_examples import declared_mismatches
+
+    result = lint_file(str(ROOT / unit), options(FIXTURE_TREE, fixture_cache, gpu="h200"))
+    assert result.diagnostics, unit  # every unit has findings against the lint tree: the check is not vacuous
+    assert declared_mismatches(result.diagnostics) == []
+
+
+def test_the_commands_outside_lint_show_the_rules_code_and_severity(fixture_cache) -> None:
+    """`flagscan args` words the input stage's problems through the rules too."""
+    from tests.lint.helpers import ROOT
+
+    runner = CliRunner()
+    out = runner.invoke(main, ["--sglang", str(ROOT / FIXTURE_TREE), "--cache-dir", str(fixture_cache), "args",
+                               "--format", "json", "--", "--model-path", "m", "--enable", "1", "--chunked-prefill",
+                               "8", "--tp-size", "two", "--tp-sise", "2"])
+    assert out.exit_code == 1
+    found = [(d["code"], d["severity"]) for c in json.loads(out.stdout)["commands"] for d in c["diagnostics"]]
+    assert found == [("FS008", "error"), ("FS006", "info"), ("FS003", "error"), ("FS001", "error")]

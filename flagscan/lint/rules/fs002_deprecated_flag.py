@@ -20,7 +20,7 @@ and some are already ignored: the setting you think you made is not made.
 ```
 """
 
-from flagscan.diagnostics import Evidence, Severity
+from flagscan.diagnostics import Diagnostic, Evidence, Problem, ProblemKind, Severity
 from flagscan.lint.model import Example
 
 CODE = "FS002"
@@ -28,25 +28,31 @@ NAME = "deprecated-flag"
 SEVERITY = Severity.WARNING
 MESSAGE = "{flag} is deprecated"
 FIXABLE = True
+REPORTS = (ProblemKind.DEPRECATED_OPTION,)
 
 VALID = (Example("--model-path m --incremental-output"),)
 INVALID = (
-    Example("--model-path m --stream-output", expect=("FS002",)),
-    Example("--model-path m --hybrid-ratio", expect=("FS002",)),
+    Example("--model-path m --stream-output", expect=("FS002",), at=("1:16",),
+            fixed="--model-path m --incremental-output"),
+    Example("--model-path m --hybrid-ratio", expect=("FS002",), at=("1:16",), fixed="--model-path m --hybrid-ratio"),
 )
+
+
+def report(problem: Problem) -> Diagnostic:
+    replacement = problem.data.get("replacement")
+    hint = f"; use {replacement}" if replacement else ""
+    effect = " and has no effect" if problem.data.get("ignored") else ""
+    return Diagnostic(CODE, SEVERITY, f"{problem.option} is deprecated{effect}{hint}", problem.option,
+                      problem.location, (), {"replacement": replacement})
 
 
 def check(ctx):
     out = []
-    for d in ctx.input_diagnostics(CODE):
+    for problem in ctx.problems(REPORTS):
+        d = report(problem)
         flag = ctx.flag(d.flag)
-        if flag is not None and not d.evidence:
-            d = _with_evidence(d, Evidence(str(flag.location), f"{d.flag}: {flag.action}"))
+        if flag is not None:
+            d = Diagnostic(d.code, d.severity, d.message, d.flag, d.location,
+                           (Evidence(str(flag.location), f"{d.flag}: {flag.action}"),), d.data)
         out.append(d)
     return out
-
-
-def _with_evidence(d, evidence):
-    from dataclasses import replace
-
-    return replace(d, evidence=(*d.evidence, evidence))

@@ -18,17 +18,23 @@ overridden by a stale line further down.
 ```
 """
 
-from flagscan.diagnostics import Severity
+from flagscan.diagnostics import Diagnostic, Problem, ProblemKind, Severity
 from flagscan.lint.model import Example
 
 CODE = "FS004"
 NAME = "duplicate-flag"
 SEVERITY = Severity.WARNING
 MESSAGE = "{flag} is given more than once"
+REPORTS = (ProblemKind.DUPLICATE_OPTION,)
 
 VALID = (Example("--model-path m --tp-size 4"),)
-INVALID = (Example("--model-path m --tp-size 2 --tp-size 4", expect=("FS004",)),)
+INVALID = (Example("--model-path m --tp-size 2 --tp-size 4", expect=("FS004",), at=("1:28",)),)
+
+
+def report(problem: Problem) -> Diagnostic:
+    return Diagnostic(CODE, SEVERITY, f"{problem.option} is given more than once; the last one wins", problem.option,
+                      problem.location, (), {"first": problem.data.get("first")})
 
 
 def check(ctx):
-    return ctx.input_diagnostics(CODE)
+    return [report(p) for p in ctx.problems(REPORTS)]

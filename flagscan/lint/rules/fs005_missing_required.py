@@ -18,17 +18,22 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp-size 2
 ```
 """
 
-from flagscan.diagnostics import Severity
+from flagscan.diagnostics import Diagnostic, Problem, ProblemKind, Severity
 from flagscan.lint.model import Example
 
 CODE = "FS005"
 NAME = "missing-required-flag"
 SEVERITY = Severity.ERROR
 MESSAGE = "{flag} is required"
+REPORTS = (ProblemKind.MISSING_REQUIRED,)
 
 VALID = (Example("--model-path m --tp-size 2"),)
-INVALID = (Example("--tp-size 2", expect=("FS005",)),)
+INVALID = (Example("--tp-size 2", expect=("FS005",), at=("1:1",)),)
+
+
+def report(problem: Problem) -> Diagnostic:
+    return Diagnostic(CODE, SEVERITY, MESSAGE.format(flag=problem.option), problem.option, problem.location)
 
 
 def check(ctx):
-    return ctx.input_diagnostics(CODE)
+    return [report(p) for p in ctx.problems(REPORTS)]

@@ -21,17 +21,25 @@ python -m sglang.launch_server --model-path $MODEL
 ```
 """
 
-from flagscan.diagnostics import Severity
+from flagscan.diagnostics import Diagnostic, Problem, ProblemKind, Severity
 from flagscan.lint.model import Example
 
 CODE = "FS007"
 NAME = "unexpanded-variable"
 SEVERITY = Severity.WARNING
 MESSAGE = "{flag} is not expanded from this file"
+REPORTS = (ProblemKind.UNEXPANDED_VARIABLE,)
 
 VALID = (Example("--model-path Qwen/Qwen3-8B"),)
-INVALID = (Example("--model-path $MODEL", expect=("FS007",)),)
+INVALID = (Example("--model-path $MODEL", expect=("FS007",), at=("1:14",)),)
+
+
+def report(problem: Problem) -> Diagnostic:
+    variables = list(problem.data["variables"])
+    message = (f"{problem.data['text']!r} is not expanded from this file ({', '.join(variables)}); "
+               "its value depends on the environment at start")
+    return Diagnostic(CODE, SEVERITY, message, None, problem.location, (), {"variables": variables})
 
 
 def check(ctx):
-    return ctx.input_diagnostics(CODE)
+    return [report(p) for p in ctx.problems(REPORTS)]

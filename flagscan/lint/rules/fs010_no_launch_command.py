@@ -20,7 +20,7 @@ ExecStart=/srv/venv/bin/python3 -m sglang.launch_server --model-path Qwen/Qwen3-
 ```
 """
 
-from flagscan.diagnostics import Severity
+from flagscan.diagnostics import Diagnostic, FileLocation, Severity
 from flagscan.lint.model import Example
 
 CODE = "FS010"
@@ -29,9 +29,14 @@ SEVERITY = Severity.ERROR
 MESSAGE = "no SGLang launch command found"
 
 VALID = (Example("--model-path m"),)
-INVALID = (Example("/usr/bin/my-wrapper --serve", expect=("FS010",)),)
+INVALID = (Example("/usr/bin/my-wrapper --serve", expect=("FS010",), at=("1:1",)),)
+
+
+def file_finding(path: str) -> Diagnostic:
+    """The finding for a file without a launch command (the engine decides it per file)."""
+    return Diagnostic(CODE, SEVERITY, f"no SGLang launch command found in {path}", None, FileLocation(str(path), 1, 1))
 
 
 def check(ctx):
-    # Decided per file before any command exists: flagscan.lint.engine.
+    # Decided per file before any command exists: flagscan.lint.engine calls file_finding().
     return ()

@@ -26,19 +26,29 @@ Keep the command, and pin the settings whose knock-on value you do not want:
 ```
 """
 
-from flagscan.diagnostics import Severity
+from flagscan.diagnostics import Diagnostic, Severity
+from flagscan.evaluate.diagnose import Outcome, OutcomeKind
 from flagscan.lint.model import Example
+from flagscan.lint.rules._resolution import causes, changed_data, show, why
 
 CODE = "FS101"
 NAME = "knock-on-setting"
 SEVERITY = Severity.INFO
 MESSAGE = "knock-on: {dest} becomes {value}"
 NEEDS = ("resolution",)
+REPORTS = (OutcomeKind.KNOCK_ON,)
 
 VALID = (Example("--model-path m"), Example("--model-path m --speculative-algorithm EAGLE --max-running-requests 128 "
                                             "--disable-piecewise-cuda-graph"))
-INVALID = (Example("--model-path m --speculative-algorithm EAGLE", expect=("FS101",)),)
+INVALID = (Example("--model-path m --speculative-algorithm EAGLE", expect=("FS101",), at=("1:16",)),)
+
+
+def report(outcome: Outcome) -> Diagnostic:
+    s = outcome.setting
+    link = "because" if s.because else "by"  # untraced: "by SGLang's resolution (...)"
+    message = f"knock-on: {s.dest} becomes {show(s.value)} (default {show(s.default)}) {link} {why(s)}"
+    return Diagnostic(CODE, SEVERITY, message, s.dest, outcome.location, causes(s), changed_data(outcome))
 
 
 def check(ctx):
-    return [d for d in ctx.knock_on if d.code == CODE]
+    return [report(o) for o in ctx.outcomes(REPORTS)]

@@ -20,18 +20,30 @@ file.
 ```
 """
 
-from flagscan.diagnostics import Severity
+from flagscan.diagnostics import Diagnostic, Severity
+from flagscan.evaluate.diagnose import Outcome, OutcomeKind
+from flagscan.evaluate.resolve import jsonable
 from flagscan.lint.model import Example
+from flagscan.lint.rules._resolution import causes, show, why
 
 CODE = "FS102"
 NAME = "overridden-value"
 SEVERITY = Severity.WARNING
 MESSAGE = "SGLang overrides {dest}"
 NEEDS = ("resolution",)
+REPORTS = (OutcomeKind.OVERRIDDEN,)
 
 VALID = (Example("--model-path m --tp-size 2 --enable-dp-attention"),)
-INVALID = (Example("--model-path m --tp-size 2 --enable-dp-attention --schedule-policy lpm", expect=("FS102",)),)
+INVALID = (Example("--model-path m --tp-size 2 --enable-dp-attention --schedule-policy lpm", expect=("FS102",),
+                   at=("1:50",)),)
+
+
+def report(outcome: Outcome) -> Diagnostic:
+    s = outcome.setting
+    message = f"SGLang overrides {s.dest}={show(s.user_value)} with {show(s.value)} ({why(s)})"
+    return Diagnostic(CODE, SEVERITY, message, s.dest, outcome.location, causes(s),
+                      {"value": jsonable(s.value), "user_value": jsonable(s.user_value)})
 
 
 def check(ctx):
-    return [d for d in ctx.knock_on if d.code == CODE]
+    return [report(o) for o in ctx.outcomes(REPORTS)]

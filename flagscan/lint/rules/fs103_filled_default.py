@@ -25,10 +25,10 @@ Pin the value if the release's choice matters to you:
 ```
 """
 
-from dataclasses import replace
-
-from flagscan.diagnostics import Severity
+from flagscan.diagnostics import Diagnostic, Severity
+from flagscan.evaluate.diagnose import Outcome, OutcomeKind
 from flagscan.lint.model import Example
+from flagscan.lint.rules._resolution import causes, changed_data, show
 
 CODE = "FS103"
 NAME = "filled-in-default"
@@ -36,23 +36,17 @@ SEVERITY = Severity.INFO
 MESSAGE = "SGLang fills in {dest} = {value}"
 NEEDS = ("resolution",)
 DEFAULT = False
+REPORTS = (OutcomeKind.FILLED_IN,)
 
 VALID = (Example("--model-path m --chunked-prefill-size 4096"),)
-INVALID = (Example("--model-path m", expect=("FS103",)),)
+INVALID = (Example("--model-path m", expect=("FS103",), at=("1:1",)),)
+
+
+def report(outcome: Outcome) -> Diagnostic:
+    s = outcome.setting
+    return Diagnostic(CODE, SEVERITY, MESSAGE.format(dest=s.dest, value=show(s.value)), s.dest, outcome.location,
+                      causes(s), changed_data(outcome))
 
 
 def check(ctx):
-    out = []
-    for d in ctx.knock_on:
-        if d.code == CODE:  # flagscan.evaluate.diagnose: driven_by is empty
-            value = d.data.get("value")
-            out.append(replace(d, code=CODE, severity=SEVERITY,
-                               message=MESSAGE.format(dest=d.flag, value=_show(value))))
-    return out
-
-
-def _show(value):
-    import json
-
-    text = json.dumps(value, default=str)
-    return text if len(text) <= 60 else text[:57] + "..."
+    return [report(o) for o in ctx.outcomes(REPORTS)]

@@ -37,7 +37,7 @@ _LLAMA = "tests/data/groundtruth/models/llama-3-8b"
 VALID = (Example("--model-path m --speculative-algorithm EAGLE --chunked-prefill-size 4096", model=_LLAMA),
          Example("--model-path m --chunked-prefill-size 8192", model=_LLAMA))
 INVALID = (Example("--model-path m --speculative-algorithm EAGLE --chunked-prefill-size 8192", model=_LLAMA,
-                   expect=("FS104",)),)
+                   expect=("FS104",), at=("1:46",)),)
 
 
 def check(ctx):

@@ -36,9 +36,11 @@ FIXABLE = True
 
 VALID = (Example("--model-path m --enable-allreduce-fusion", gpu="h200", pending="gates"),)
 INVALID = (
-    Example("--model-path m --enable-allreduce-fusion", gpu="rtx-pro-6000", expect=("FS201",), pending="gates"),
+    Example("--model-path m --enable-allreduce-fusion", gpu="rtx-pro-6000", expect=("FS201",), pending="gates",
+            at=("1:16",), fixed="--model-path m"),
     Example("--model-path m --tp 4 --enable-flashinfer-allreduce-fusion --mem-fraction-static 0.85",
-            gpu="rtx-pro-6000", sglang="0.5.10", expect=("FS201",), pending="gates"),
+            gpu="rtx-pro-6000", sglang="0.5.10", expect=("FS201",), pending="gates", at=("1:23",),
+            fixed="--model-path m --tp 4 --mem-fraction-static 0.85"),
 )
 
 

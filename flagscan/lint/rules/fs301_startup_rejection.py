@@ -20,7 +20,8 @@ The server exits during start-up; under systemd it restart-loops.
 ```
 """
 
-from flagscan.diagnostics import Severity
+from flagscan.diagnostics import Diagnostic, Evidence, Severity
+from flagscan.evaluate.diagnose import Outcome, OutcomeKind
 from flagscan.lint.model import Example
 from flagscan.lint.rules._settings import at_named_flag
 
@@ -29,16 +30,24 @@ NAME = "startup-rejection"
 SEVERITY = Severity.ERROR
 MESSAGE = "SGLang refuses to start: {message}"
 NEEDS = ("resolution",)
+REPORTS = (OutcomeKind.REJECTED,)
 
 VALID = (
     Example("--model-path m --enable-dp-attention --tp-size 2"),
     Example("--model-path m --attention-backend fa3", gpu="h200"),
 )
 INVALID = (
-    Example("--model-path m --enable-dp-attention", expect=("FS301",)),
-    Example("--model-path m --attention-backend fa3", gpu="rtx-pro-6000", expect=("FS301",)),
+    Example("--model-path m --enable-dp-attention", expect=("FS301",), at=("1:16",)),
+    Example("--model-path m --attention-backend fa3", gpu="rtx-pro-6000", expect=("FS301",), at=("1:16",)),
 )
 
 
+def report(outcome: Outcome) -> Diagnostic:
+    r = outcome.rejection
+    return Diagnostic(CODE, SEVERITY, MESSAGE.format(message=r.message), None, outcome.location,
+                      (Evidence(r.location, r.condition),),
+                      {"exception": r.exception, "needs": r.needs, "depends": r.depends})
+
+
 def check(ctx):
-    return [at_named_flag(ctx, d) for d in ctx.knock_on if d.code == CODE]
+    return [at_named_flag(ctx, report(o)) for o in ctx.outcomes(REPORTS)]

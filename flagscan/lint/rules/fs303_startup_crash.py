@@ -40,9 +40,11 @@ VALID = (
     Example("--model-path m --attention-backend triton", gpu="rtx-pro-6000", model=_LLAMA),
 )
 INVALID = (
-    Example("--model-path m --attention-backend flashinfer", gpu="rtx-pro-6000", model=_LLAMA, expect=("FS303",)),
-    Example("--model-path m", model="fixtures/models/unregistered", expect=("FS303",)),
-    Example("--model-path m --speculative-algorithm NEXTN", model="fixtures/models/tiny-moe", expect=("FS303",)),
+    Example("--model-path m --attention-backend flashinfer", gpu="rtx-pro-6000", model=_LLAMA, expect=("FS303",),
+            at=("1:1",)),
+    Example("--model-path m", model="fixtures/models/unregistered", expect=("FS303",), at=("1:1",)),
+    Example("--model-path m --speculative-algorithm NEXTN", model="fixtures/models/tiny-moe", expect=("FS303",),
+            at=("1:1",)),
 )
 
 

@@ -38,7 +38,7 @@ MODEL_MESSAGE = "{count} startup check(s) depend on the model's config.json; giv
 NEEDS = ("startup",)
 
 VALID = (Example("--model-path m", model="tests/data/groundtruth/models/llama-3-8b"),)
-INVALID = (Example("--model-path m", expect=("FS304",)),)
+INVALID = (Example("--model-path m", expect=("FS304",), at=("1:1",)),)
 
 
 def check(ctx):

@@ -51,7 +51,7 @@ VALID = (
 )
 INVALID = (
     Example("--model-path m --attention-backend fa3 --speculative-algorithm EAGLE", gpu="h200", model=_LLAMA,
-            expect=("FS305",)),
+            expect=("FS305",), at=("1:1",)),
 )
 
 

@@ -26,7 +26,8 @@ them with `flagscan verify --local` on a machine with SGLang installed:
 ```
 """
 
-from flagscan.diagnostics import Severity
+from flagscan.diagnostics import Diagnostic, Evidence, Severity
+from flagscan.evaluate.diagnose import Outcome, OutcomeKind
 from flagscan.lint.model import Example
 
 CODE = "FS402"
@@ -34,9 +35,10 @@ NAME = "analysis-stopped"
 SEVERITY = Severity.WARNING
 MESSAGE = "analysis stopped at {location}: {construct}; {unknown} is unknown"
 NEEDS = ("resolution",)
+REPORTS = (OutcomeKind.STOPPED,)
 
 VALID = (Example("--model-path m"),)
-INVALID = (Example("--model-path m --debug-depth 1", expect=("FS402",)),)
+INVALID = (Example("--model-path m --debug-depth 1", expect=("FS402",), at=("1:1",)),)
 
 
 SUMMARY = "analysis stopped at {count} places in SGLang's code; what they compute is unknown (each place is in the evidence)"
@@ -44,8 +46,16 @@ SUMMARY = "analysis stopped at {count} places in SGLang's code; what they comput
 ONE_BY_ONE = 3
 
 
+def report(outcome: Outcome) -> Diagnostic:
+    stop = outcome.subject  # flagscan.evaluate.giveup.Stop
+    return Diagnostic(CODE, SEVERITY, MESSAGE.format(location=stop.location, construct=stop.construct,
+                                                     unknown=stop.what),
+                      None, outcome.location, (Evidence(stop.location, stop.construct),),
+                      {"construct": stop.construct, "unknown": stop.what})
+
+
 def check(ctx):
     from flagscan.lint.rules._model import summary
 
-    found = [d for d in ctx.knock_on if d.code == CODE]
+    found = [report(o) for o in ctx.outcomes(REPORTS)]
     return found if len(found) <= ONE_BY_ONE else [summary(ctx, CODE, SEVERITY, SUMMARY, found, needs=())]

@@ -32,7 +32,7 @@ MESSAGE = "startup phase not analysed: {why}"
 NEEDS = ("startup",)
 
 VALID = (Example("--model-path m", model="tests/data/groundtruth/models/llama-3-8b"),)
-INVALID = (Example("--model-path m", sglang="fixtures/trees/lint-next", expect=("FS403",)),)
+INVALID = (Example("--model-path m", sglang="fixtures/trees/lint-next", expect=("FS403",), at=("1:1",)),)
 
 
 def check(ctx):

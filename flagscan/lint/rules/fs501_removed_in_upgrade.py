@@ -30,7 +30,8 @@ MESSAGE = "{option} does not exist in SGLang {version}"
 NEEDS = ("upgrade",)
 
 VALID = (Example("--model-path m --incremental-output", upgrade_to="fixtures/trees/lint-next"),)
-INVALID = (Example("--model-path m --stream-output", upgrade_to="fixtures/trees/lint-next", expect=("FS501",)),)
+INVALID = (Example("--model-path m --stream-output", upgrade_to="fixtures/trees/lint-next", expect=("FS501",),
+                   at=("1:16",)),)
 
 
 def check(ctx):

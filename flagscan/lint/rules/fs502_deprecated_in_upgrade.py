@@ -32,7 +32,7 @@ NEEDS = ("upgrade",)
 
 VALID = (Example("--model-path m --tp-size 2", upgrade_to="fixtures/trees/lint-next"),)
 INVALID = (Example("--model-path m --enable-allreduce-fusion", upgrade_to="fixtures/trees/lint-next",
-                   expect=("FS502",)),)
+                   expect=("FS502",), at=("1:16",)),)
 
 
 def check(ctx):

@@ -34,7 +34,7 @@ NEEDS = ("resolution", "upgrade", "upgrade-resolution")
 VALID = (Example("--model-path m --schedule-policy fcfs --chunked-prefill-size 1024",
                  upgrade_to="fixtures/trees/lint-next"),)
 INVALID = (Example("--model-path m --tokenizer-worker-num 2", upgrade_to="fixtures/trees/lint-next",
-                   expect=("FS503",)),)
+                   expect=("FS503",), at=("1:1", "1:16")),)
 
 
 def _show(setting) -> str:

@@ -29,7 +29,7 @@ NEEDS = ("resolution", "upgrade", "upgrade-resolution")
 
 VALID = (Example("--model-path m --attention-backend triton", upgrade_to="fixtures/trees/lint-next"),)
 INVALID = (Example("--model-path m --enable-dp-attention --allreduce-fusion-backend flashinfer",
-                   upgrade_to="fixtures/trees/lint-next", expect=("FS504",)),)
+                   upgrade_to="fixtures/trees/lint-next", expect=("FS504",), at=("1:1",)),)
 
 
 def check(ctx):

@@ -30,8 +30,8 @@ SEVERITY = Severity.INFO
 MESSAGE = "{option} {value} is the default"
 
 VALID = (Example("--model-path m --tp-size 2"), Example("--model-path m --mem-fraction-static 0.85"))
-INVALID = (Example("--model-path m --tp-size 1", expect=("FS901",)),
-           Example("--model-path m --schedule-policy fcfs", expect=("FS901",)))
+INVALID = (Example("--model-path m --tp-size 1", expect=("FS901",), at=("1:16",)),
+           Example("--model-path m --schedule-policy fcfs", expect=("FS901",), at=("1:16",)))
 
 
 def check(ctx):

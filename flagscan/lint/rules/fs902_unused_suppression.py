@@ -20,7 +20,7 @@ is usually a typo.
 ```
 """
 
-from flagscan.diagnostics import Severity
+from flagscan.diagnostics import Diagnostic, FileLocation, Severity
 from flagscan.lint.model import Example
 
 CODE = "FS902"
@@ -29,9 +29,14 @@ SEVERITY = Severity.WARNING
 MESSAGE = "unused suppression: {codes}"
 
 VALID = (Example("--model-path m --tp-size 1 # flagscan: ignore=FS901"),)
-INVALID = (Example("--model-path m --tp-size 2 # flagscan: ignore=FS901", expect=("FS902",)),)
+INVALID = (Example("--model-path m --tp-size 2 # flagscan: ignore=FS901", expect=("FS902",), at=("1:28",)),)
+
+
+def finding(where: FileLocation, stale: list[str]) -> Diagnostic:
+    """The finding for one suppression comment whose codes (`stale`) suppressed nothing."""
+    return Diagnostic(CODE, SEVERITY, MESSAGE.format(codes=", ".join(stale)), None, where, (), {"codes": stale})
 
 
 def check(ctx):
-    # Suppressions are judged per file, after every rule ran: flagscan.lint.suppress.
+    # Suppressions are judged per file, after every rule ran: flagscan.lint.suppress calls finding().
     return ()

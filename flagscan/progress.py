@@ -1,0 +1,102 @@
+"""shared: a progress bar on stderr for long work (cold analysis, a multi-file lint, a diff).
+
+It is drawn only when stderr is a terminal (never into a pipe or a log file, where
+it would be noise in a payload's neighbour), and only once the work has lasted
+`delay` seconds, so a warm run that finishes quickly prints nothing. Nothing here
+is a dependency: one line, redrawn with a carriage return, erased at the end.
+`FLAGSCAN_PROGRESS=never` turns it off; `always` draws it whatever stderr is.
+"""
+
+from __future__ import annotations
+
+import os
+import sys
+import time
+from collections.abc import Callable, Iterable, Iterator
+from typing import Any, TextIO, TypeVar
+
+T = TypeVar("T")
+DELAY_S = 1.0
+WIDTH = 24
+_REDRAW_S = 0.1
+
+
+def wanted(stream: Any) -> bool:
+    """True when a bar may be drawn on `stream`: a terminal, unless the environment says otherwise."""
+    choice = os.environ.get("FLAGSCAN_PROGRESS", "").strip().lower()
+    if choice == "never":
+        return False
+    if choice == "always":
+        return True
+    isatty = getattr(stream, "isatty", None)
+    try:
+        return bool(isatty()) if callable(isatty) else False
+    except (OSError, ValueError):
+        return False
+
+
+class Progress:
+    """`label [#####.....] done/total` on one line of `stream` (stderr by default)."""
+
+    def __init__(self, label: str, total: int, *, stream: TextIO | None = None, enabled: bool | None = None,
+                 delay: float = DELAY_S, clock: Callable[[], float] = time.monotonic) -> None:
+        self.label = label
+        self.total = max(int(total), 0)
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = wanted(self.stream) if enabled is None else enabled
+        self.delay = delay
+        self.clock = clock
+        self.done = 0
+        self.started = clock()
+        self.drawn = False
+        self._last = -1.0
+
+    def __enter__(self) -> "Progress":
+        return self
+
+    def __exit__(self, *_exc: Any) -> None:
+        self.close()
+
+    def advance(self, n: int = 1) -> None:
+        self.done += n
+        if not self.enabled:
+            return
+        now = self.clock()
+        if now - self.started < self.delay:
+            return
+        if self.drawn and now - self._last < _REDRAW_S and self.done < self.total:
+            return
+        self._last = now
+        self._draw()
+
+    def _draw(self) -> None:
+        total = self.total or 1
+        filled = min(WIDTH, WIDTH * self.done // total)
+        line = f"{self.label} [{'#' * filled}{'.' * (WIDTH - filled)}] {self.done}/{self.total}"
+        self.stream.write("\r" + line + "\x1b[K")
+        self.stream.flush()
+        self.drawn = True
+
+    def close(self) -> None:
+        """Erase the bar (the line is left clean for what comes next)."""
+        if self.drawn:
+            self.stream.write("\r\x1b[K")
+            self.stream.flush()
+            self.drawn = False
+
+
+def track(items: Iterable[T], total: int, label: str, **kw: Any) -> Iterator[T]:
+    """Yield `items`, advancing a bar of `total` steps."""
+    with Progress(label, total, **kw) as bar:
+        for item in items:
+            yield item
+            bar.advance()
+
+
+def tracker(label: str, **kw: Any) -> Callable[[Iterable[T], int], Iterator[T]]:
+    """A `progress(items, total)` callable (the shape flagscan.extract.reads.load_reads takes)."""
+
+    def wrap(items: Iterable[T], total: int) -> Iterator[T]:
+        return track(items, total, label, **kw)
+
+    return wrap
