@@ -18,7 +18,8 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-CONFIG_NAMES = ("flagscan.toml", "pyproject.toml")
+from flagscan.source.pin import config_files
+
 SEVERITIES = ("error", "warning", "info")
 _LISTS = ("select", "extend-select", "ignore")
 
@@ -60,15 +61,8 @@ def _table(path: Path) -> dict[str, Any] | None:
 
 
 def find_config(start: Path) -> Path | None:
-    here = start.resolve()
-    if here.is_file():
-        here = here.parent
-    for directory in (here, *here.parents):
-        for name in CONFIG_NAMES:
-            candidate = directory / name
-            if candidate.is_file() and _table(candidate) is not None:
-                return candidate
-    return None
+    """The nearest configuration file from `start` upwards that has a flagscan table."""
+    return next((path for path in config_files(start) if _table(path) is not None), None)
 
 
 def load_config(explicit: str | Path | None = None, start: Path | None = None) -> Config:

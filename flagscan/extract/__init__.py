@@ -11,8 +11,6 @@ from pathlib import Path
 from flagscan.extract.cache import FactCache
 from flagscan.facts.flags import Inventory
 
-ANCHOR = "sglang/srt/server_args.py"
-
 
 class ExtractionError(Exception):
     """The tree has no recognisable SGLang code where the rule data says it should be."""
@@ -30,8 +28,18 @@ def load_inventory(root: Path, cache_dir: Path | None = None) -> tuple[Inventory
         inventory = extract_inventory(index)
         return inventory.to_json(), list(index.parsed_files())
 
-    payload, hit = FactCache(cache_dir).get_or_build("inventory", Path(root), ANCHOR, build)
+    payload, hit = FactCache(cache_dir).get_or_build("inventory", Path(root), _anchor(Path(root)), build)
     return Inventory.from_json(payload), hit
+
+
+def _anchor(root: Path) -> str:
+    """The record's module file (rules/record.toml), whose content keys the cached inventory;
+    "" (nothing cached) when the tree has none."""
+    from flagscan.extract.irstore import module_file
+    from flagscan.ruledata import load
+
+    path = module_file(root, load("record")["record"]["module"])
+    return path.relative_to(root).as_posix() if path is not None else ""
 
 
 __all__ = ["ExtractionError", "load_inventory"]

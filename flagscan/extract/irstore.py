@@ -31,6 +31,18 @@ def in_tree(dotted: str) -> bool:
     return dotted.split(".", 1)[0] == PACKAGE
 
 
+def module_file(root: Path, dotted: str) -> Path | None:
+    """The file of module `dotted` in the tree under `root` (`a/b.py`, else the package's
+    `a/b/__init__.py`), as Python's path finder picks it; None outside the tree."""
+    if not in_tree(dotted):
+        return None
+    base = Path(root).joinpath(*dotted.split("."))
+    for candidate in (base.with_suffix(".py"), base / "__init__.py"):
+        if candidate.is_file():
+            return candidate
+    return None
+
+
 def ir_record(cache_dir: Path | None, digest: str) -> Path | None:
     """Where the lowered module of a file whose content has sha256 `digest` is cached."""
     if cache_dir is None:
@@ -50,13 +62,7 @@ class ModuleStore:
         self.failed: dict[str, str] = {}
 
     def module_file(self, dotted: str) -> Path | None:
-        if not in_tree(dotted):
-            return None
-        base = self.root.joinpath(*dotted.split("."))
-        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-            if candidate.is_file():
-                return candidate
-        return None
+        return module_file(self.root, dotted)
 
     def is_package(self, dotted: str) -> bool:
         return in_tree(dotted) and (self.root.joinpath(*dotted.split(".")) / "__init__.py").is_file()

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flagscan.extract.irstore import in_tree
+from flagscan.extract.irstore import module_file
 from flagscan.extract.names import absolute_module
 
 from dataclasses import dataclass, field
@@ -142,13 +142,7 @@ class SourceIndex:
         self.failures: dict[str, str] = {}
 
     def module_file(self, dotted: str) -> Path | None:
-        if not in_tree(dotted):  # a package beside sglang/ (site-packages) is outside the tree
-            return None
-        base = self.root.joinpath(*dotted.split("."))
-        for candidate in (base.with_suffix(".py"), base / "__init__.py"):
-            if candidate.is_file():
-                return candidate
-        return None
+        return module_file(self.root, dotted)   # a package beside sglang/ (site-packages) is outside the tree
 
     def module(self, dotted: str) -> ModuleInfo | None:
         if dotted in self._modules:

@@ -3,10 +3,12 @@
 from __future__ import annotations
 
 import sys
-from importlib import metadata, resources
+from collections.abc import Iterator
+from importlib import metadata
 from pathlib import Path
 from typing import Any
 
+from flagscan.ruledata import RuleDataError, load
 from flagscan.source.model import SourceError
 
 if sys.version_info >= (3, 11):
@@ -14,7 +16,6 @@ if sys.version_info >= (3, 11):
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
 
-FALLBACK_PIN = "0.5.23"
 CONFIG_NAMES = ("flagscan.toml", "pyproject.toml")  # the more specific file wins in one directory
 
 
@@ -49,7 +50,10 @@ def _as_spec(value: Any, path: Path) -> str:
     return value
 
 
-def config_pin(start: Path) -> tuple[str, Path] | None:
+def config_files(start: Path) -> Iterator[Path]:
+    """The configuration files from `start` upwards, nearest first; in one directory in
+    CONFIG_NAMES order. Both the pin (here) and `[tool.flagscan]` (flagscan.config) are
+    looked up along this walk."""
     here = start.resolve()
     if here.is_file():
         here = here.parent
@@ -57,38 +61,26 @@ def config_pin(start: Path) -> tuple[str, Path] | None:
         for name in CONFIG_NAMES:
             path = directory / name
             if path.is_file():
-                value = _pin_in(path, _load_toml(path))
-                if value is not None:
-                    return _as_spec(value, path), path
+                yield path
+
+
+def config_pin(start: Path) -> tuple[str, Path] | None:
+    for path in config_files(start):
+        value = _pin_in(path, _load_toml(path))
+        if value is not None:
+            return _as_spec(value, path), path
     return None
 
 
-def _rules_file() -> tuple[bytes | None, str]:
-    try:
-        ref = resources.files("flagscan.rules") / "sources.toml"
-        return ref.read_bytes(), "rules/sources.toml"
-    except (ModuleNotFoundError, FileNotFoundError, OSError):
-        pass
-    # A source checkout that is not installed: rules/ sits next to the flagscan package.
-    checkout = Path(__file__).resolve().parents[2] / "rules" / "sources.toml"
-    try:
-        return checkout.read_bytes(), "rules/sources.toml"
-    except OSError:
-        return None, "rules/sources.toml"
-
-
 def default_pin() -> tuple[str, str]:
-    """(pin, how) from rules/sources.toml [pin] default_pin, else the built-in fallback."""
-    raw, name = _rules_file()
-    if raw is not None:
-        try:
-            pin = tomllib.loads(raw.decode("utf-8")).get("pin", {}).get("default_pin")
-        except (tomllib.TOMLDecodeError, UnicodeDecodeError, AttributeError):
-            pin = None
-        if isinstance(pin, str) and pin.strip():
-            return pin.strip(), f"default pin in {name}"
-        return FALLBACK_PIN, f"built-in default {FALLBACK_PIN} ({name} has no [pin] default_pin)"
-    return FALLBACK_PIN, f"built-in default {FALLBACK_PIN} ({name} not found)"
+    """(pin, how) from rules/sources.toml [pin] default_pin."""
+    try:
+        pin = load("sources").get("pin", {}).get("default_pin")
+    except RuleDataError as exc:
+        raise SourceError(f"{exc} (reinstall flagscan, or give --sglang)") from None
+    if not isinstance(pin, str) or not pin.strip():
+        raise SourceError("rules/sources.toml has no [pin] default_pin (reinstall flagscan, or give --sglang)")
+    return pin.strip(), "default pin in rules/sources.toml"
 
 
 def installed_version() -> str | None:

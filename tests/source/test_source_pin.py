@@ -7,6 +7,7 @@ from pathlib import Path
 import pytest
 from source_helpers import assert_one_line
 
+from flagscan.ruledata import RuleDataError, load
 from flagscan.source import SourceError, pin, resolve_pin
 
 
@@ -49,19 +50,43 @@ def test_installed_then_default(tmp_path: Path, monkeypatch: pytest.MonkeyPatch)
     monkeypatch.setattr(pin, "installed_version", lambda: "0.5.10")
     assert resolve_pin(tmp_path) == ("0.5.10", "installed sglang 0.5.10")
     monkeypatch.setattr(pin, "installed_version", lambda: None)
-    monkeypatch.setattr(pin, "_rules_file", lambda: (b'[pin]\ndefault_pin = "0.5.30"\n', "rules/sources.toml"))
+    monkeypatch.setattr(pin, "load", lambda name: {"pin": {"default_pin": "0.5.30"}})
     assert resolve_pin(tmp_path) == ("0.5.30", "default pin in rules/sources.toml")
 
 
-def test_default_when_rules_file_missing(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
-    monkeypatch.setattr(pin, "_rules_file", lambda: (None, "rules/sources.toml"))
-    spec, how = resolve_pin(tmp_path)
-    assert spec == "0.5.23" and "not found" in how
+def test_rules_file_missing_is_one_line_not_a_second_pin(tmp_path: Path, monkeypatch: pytest.MonkeyPatch) -> None:
+    """The default pin is stated once, in rules/sources.toml (there was a second copy in
+    pin.py that served when the file was missing)."""
+    def missing(name: str) -> dict:
+        raise RuleDataError(f"rule data rules/{name}.toml is missing")
+
+    monkeypatch.setattr(pin, "load", missing)
+    with pytest.raises(SourceError) as err:
+        resolve_pin(tmp_path)
+    assert "sources.toml" in assert_one_line(err.value)
+    monkeypatch.setattr(pin, "load", lambda name: {"pin": {}})
+    with pytest.raises(SourceError):
+        resolve_pin(tmp_path)
 
 
-def test_real_default_pin_is_a_release(tmp_path: Path) -> None:
+def test_real_default_pin_is_the_rule_data(tmp_path: Path) -> None:
     spec, how = resolve_pin(tmp_path)
-    assert spec[0].isdigit() and "rules/sources.toml" in how
+    assert spec == load("sources")["pin"]["default_pin"] and spec[0].isdigit() and "rules/sources.toml" in how
+
+
+def test_config_and_pin_walk_the_same_files(tmp_path: Path) -> None:
+    """flagscan.config and the pin look up one walk (config_files): nearest directory first,
+    flagscan.toml before pyproject.toml; the config wants a flagscan table, the pin a pin."""
+    from flagscan.config import find_config
+
+    (tmp_path / "pyproject.toml").write_text('[tool.flagscan]\nsglang = "0.5.10"\n')
+    sub = tmp_path / "svc"
+    sub.mkdir()
+    (sub / "pyproject.toml").write_text('[project]\nname = "svc"\n')
+    (sub / "flagscan.toml").write_text('gpu = "h200"\n')
+    assert list(pin.config_files(sub))[:3] == [sub / "flagscan.toml", sub / "pyproject.toml", tmp_path / "pyproject.toml"]
+    assert find_config(sub) == sub / "flagscan.toml"
+    assert pin.config_pin(sub) == ("0.5.10", tmp_path / "pyproject.toml")
 
 
 def test_bad_toml_and_bad_pin(tmp_path: Path) -> None:
