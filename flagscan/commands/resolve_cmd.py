@@ -30,16 +30,16 @@ def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
 
     def body() -> int:
         from flagscan.evaluate import Scenario, predict
-        from flagscan.evaluate.diagnose import knock_on_diagnostics
         from flagscan.evaluate.startup.predict import predict_startup
         from flagscan.inputs import parse_command
+        from flagscan.lint.findings import checked, resolution_diagnostics
 
         commands = read_commands(file, argv, kind)
         gpus = gpu_list(gpu, gpu_count, gpu_memory, gpu_name, cuda)
         extra_env = parse_env(env)
         rev = open_revision(opts)
         packages = _packages(rev, opts, pairs)
-        parsed_all = [parse_command(command, rev.inventory) for command in commands]
+        parsed_all = [checked(parse_command(command, rev.inventory)) for command in commands]
         sections = {}
         startups: dict[int, object] = {}
         for label, profile in gpus:
@@ -51,7 +51,7 @@ def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
                 hw = _count_from_command(profile, values, gpu_count)
                 scenario = Scenario(hw, {**command.env, **extra_env}, facts, packages.get(hw.vendor))
                 resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
-                diagnostics = list(parsed.diagnostics) + knock_on_diagnostics(resolution, parsed, rev.inventory)
+                diagnostics = list(parsed.diagnostics) + resolution_diagnostics(resolution, parsed)
                 results.append((command, parsed, scenario, resolution, diagnostics))
                 startups[id(resolution)] = None if no_startup else predict_startup(
                     rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)

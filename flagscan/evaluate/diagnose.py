@@ -1,21 +1,54 @@
-"""evaluate: turn a predicted resolution into diagnostics on the user's launch command."""
+"""evaluate: what a predicted resolution did to the user's launch command, as neutral outcomes.
+
+An `Outcome` says what happened (a rejection, a setting changed, a place the analysis
+stopped), where in the launch file it belongs and what drove it; the lint rules of
+flagscan/lint/rules/ give it a code, a severity and a message.
+"""
 
 from __future__ import annotations
 
-import json
 import re
+from dataclasses import dataclass
+from enum import Enum
 from typing import Any
 
-from flagscan.diagnostics import Diagnostic, Evidence, FileLocation, Severity
-from flagscan.evaluate.resolve import Resolution, Setting, jsonable
-from flagscan.facts.flags import Inventory
+from flagscan.diagnostics import FileLocation
+from flagscan.evaluate.resolve import Rejection, Resolution, Setting
 from flagscan.ruledata import condition_fields
 
 
 
-def _show(value: Any) -> str:
-    text = json.dumps(jsonable(value), default=str)
-    return text if len(text) <= 60 else text[:57] + "..."
+class OutcomeKind(str, Enum):
+    REJECTED = "rejected"                # a start-up check certainly raises
+    MAY_REJECT = "may-reject"            # one raises under facts not given
+    STOPPED = "analysis-stopped"         # the interpreter could not follow SGLang's code here
+    MAY_CHANGE = "may-change"            # a setting SGLang may adjust (not certain)
+    OVERRIDDEN = "overridden"            # SGLang replaces a value the user gave
+    KNOCK_ON = "knock-on"                # SGLang changes a setting in reaction to what was given
+    FILLED_IN = "filled-in"              # SGLang fills in a default, reacting to nothing given
+
+
+@dataclass(frozen=True, slots=True)
+class Outcome:
+    """One thing the resolution did to a launch command. `subject` is the `Rejection`, the
+    `Setting` or the interpreter's stop (flagscan.evaluate.giveup.Stop); `location` the place
+    in the launch file it belongs to; `driven_by` what a knock-on setting reacted to
+    (`driven_by()`), None where not asked."""
+
+    kind: OutcomeKind
+    location: FileLocation | None
+    subject: Any
+    driven_by: tuple[str, ...] | None = None
+
+    @property
+    def setting(self) -> Setting:
+        assert isinstance(self.subject, Setting), self.kind
+        return self.subject
+
+    @property
+    def rejection(self) -> Rejection:
+        assert isinstance(self.subject, Rejection), self.kind
+        return self.subject
 
 
 def _blame(setting: Setting, parsed, command_location: FileLocation | None) -> FileLocation | None:
@@ -28,59 +61,29 @@ def _blame(setting: Setting, parsed, command_location: FileLocation | None) -> F
     return command_location
 
 
-def knock_on_diagnostics(resolution: Resolution, parsed, inventory: Inventory) -> list[Diagnostic]:
+def outcomes(resolution: Resolution, parsed) -> list[Outcome]:
+    """Rejections, then the places analysis stopped (sorted), then changed settings in the
+    resolution's order."""
     command = parsed.command
     where = FileLocation(command.path, command.line, 1)
-    out: list[Diagnostic] = []
-    for r in resolution.rejections:
-        code, severity = ("FS301", Severity.ERROR) if r.certain else ("FS302", Severity.WARNING)
-        verb = "refuses to start" if r.certain else "may refuse to start"
-        out.append(Diagnostic(code, severity, f"SGLang {verb}: {r.message}", None, where,
-                              (Evidence(r.location, r.condition),),
-                              {"exception": r.exception, "needs": r.needs, "depends": r.depends}))
-    out.extend(stopped_diagnostics(resolution, where))
+    out = [Outcome(OutcomeKind.REJECTED if r.certain else OutcomeKind.MAY_REJECT, where, r)
+           for r in resolution.rejections]
+    out.extend(Outcome(OutcomeKind.STOPPED, where, stop)
+               for stop in sorted(resolution.stops, key=lambda s: (s.location, s.construct, s.what)))
     for dest, s in resolution.settings.items():
         if s.origin != "adjusted":
             continue
-        evidence = tuple(Evidence(c.location, c.condition) for c in s.because)
-        why = "; ".join(f"{c.handler}: {c.condition or 'always'}" for c in s.because[:3]) or \
-            "SGLang's resolution (the step that wrote it was not traced)"
         if not s.certain:
-            out.append(Diagnostic("FS401", Severity.INFO,
-                                  f"{dest} may be changed by SGLang ({why}); needs {', '.join(s.needs) or 'run-time facts'}",
-                                  dest, where, evidence, {"needs": s.needs}))
-            continue
-        if s.user_given:
+            out.append(Outcome(OutcomeKind.MAY_CHANGE, where, s))
+        elif s.user_given:
             given_as = dest if dest in parsed.values else s.via  # a translated deprecated flag: where it is
             loc = parsed.values[given_as].location if given_as in parsed.values else where
-            out.append(Diagnostic("FS102", Severity.WARNING,
-                                  f"SGLang overrides {dest}={_show(s.user_value)} with {_show(s.value)} ({why})",
-                                  dest, loc, evidence, {"value": jsonable(s.value), "user_value": jsonable(s.user_value)}))
+            out.append(Outcome(OutcomeKind.OVERRIDDEN, loc, s))
         else:
             drivers = driven_by(s, set(parsed.values), set(resolution.settings))
             # reacting to nothing given (no user flag, no hardware or model fact): a filled-in default
-            if drivers == []:
-                text = f"SGLang fills in {dest} = {_show(s.value)} (default {_show(s.default)}; {why})"
-            elif not s.because:
-                text = f"knock-on: {dest} becomes {_show(s.value)} (default {_show(s.default)}) by {why}"
-            else:
-                text = f"knock-on: {dest} becomes {_show(s.value)} (default {_show(s.default)}) because {why}"
-            out.append(Diagnostic("FS101" if drivers != [] else "FS103", Severity.INFO, text,
-                                  dest, _blame(s, parsed, where), evidence,
-                                  {"value": jsonable(s.value), "traced": bool(s.because),
-                                   "driven_by": drivers}))
-    return out
-
-
-def stopped_diagnostics(resolution: Resolution, where: FileLocation | None) -> list[Diagnostic]:
-    """Each place the interpreter could not follow SGLang's code (FS402), sorted: what it
-    stopped on and what that leaves unknown."""
-    out = []
-    for stop in sorted(resolution.stops, key=lambda s: (s.location, s.construct, s.what)):
-        out.append(Diagnostic("FS402", Severity.WARNING,
-                              f"analysis stopped at {stop.location}: {stop.construct}; {stop.what} is unknown",
-                              None, where, (Evidence(stop.location, stop.construct),),
-                              {"construct": stop.construct, "unknown": stop.what}))
+            kind = OutcomeKind.FILLED_IN if drivers == [] else OutcomeKind.KNOCK_ON
+            out.append(Outcome(kind, _blame(s, parsed, where), s, None if drivers is None else tuple(drivers)))
     return out
 
 

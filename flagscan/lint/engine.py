@@ -11,7 +11,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from flagscan.diagnostics import Diagnostic, FileLocation, Severity
+from flagscan.diagnostics import Diagnostic, FileLocation
 from flagscan.extract import ExtractionError
 from flagscan.lint import suppress
 from flagscan.lint.context import Context, Target, Upgrade
@@ -59,8 +59,9 @@ def lint_file(path: str, options: LintOptions, text: str | None = None) -> FileR
     except InputError as exc:
         if not str(exc).endswith(NO_LAUNCH):
             raise
-        found = [Diagnostic(NO_LAUNCH_CODE, Severity.ERROR, f"no SGLang launch command found in {path}",
-                            None, FileLocation(str(path), 1, 1))] if NO_LAUNCH_CODE in enabled else []
+        from flagscan.lint.rules.fs010_no_launch_command import file_finding
+
+        found = [file_finding(str(path))] if NO_LAUNCH_CODE in enabled else []
         return FileResult(str(path), (), tuple(found), 0, None, (), text)
     results: list[CommandResult] = []
     contexts: list[Context] = []
@@ -76,8 +77,10 @@ def lint_file(path: str, options: LintOptions, text: str | None = None) -> FileR
     everything = [d for r in results for d in r.diagnostics]
     known = {r.code for r in all_rules()}
     # A suppression for a rule that could not run here (no GPU, gates not analysed) is not "unused".
+    from flagscan.lint.rules.fs902_unused_suppression import finding as unused
+
     kept, dropped = suppress.apply(str(path), text, everything, known, enabled & judged,
-                                   UNUSED_CODE if UNUSED_CODE in enabled else None)
+                                   unused if UNUSED_CODE in enabled else None)
     kept = sorted(_dedupe(kept), key=_order)
     fixed, fix_notes = (None, ())
     if options.fix:
