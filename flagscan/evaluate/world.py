@@ -11,6 +11,7 @@ import json
 import math
 import os
 import re
+import string
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -29,6 +30,15 @@ _PURE_FUNCS = {
     "math.prod": math.prod, "os.path.join": os.path.join, "os.path.basename": os.path.basename,
     "os.path.splitext": os.path.splitext,
 }
+
+
+
+def _filled(template: str, facts: dict[str, Any]) -> str | None:
+    """`template` with the facts it names; None when one of them is not known."""
+    names = [f for _, f, _, _ in string.Formatter().parse(template) if f]
+    if any(facts.get(n) is None for n in names):
+        return None
+    return template.format(**facts)
 
 
 @dataclass
@@ -410,7 +420,8 @@ class World:
         return cls
 
     def _subprocess(self, args, kwargs, as_result: bool) -> Any:
-        """nvidia-smi queries answered from the GPU profile, as nvidia-smi prints them."""
+        """GPU query commands answered from the GPU profile, as the tools print them
+        (rules/world.toml [commands])."""
         cmd = args[0] if args else kwargs.get("args")
         if isinstance(cmd, list) and len(cmd) == 1 and isinstance(cmd[0], str):
             cmd = cmd[0]  # one shell command line
@@ -420,33 +431,37 @@ class World:
                 out = "\n".join([line] * self.gpu.count) + "\n"
                 return ConfigView({"returncode": 0, "stdout": out, "stderr": ""}, "command") if as_result else out
             cmd = cmd.split()
-        if not isinstance(cmd, list) or not cmd or cmd[0] != "nvidia-smi" or self.gpu.vendor != "nvidia":
+        spec = load("world").get("commands", {}).get(cmd[0]) if isinstance(cmd, list) and cmd else None
+        if spec is None or "query_option" not in spec or spec["vendor"] != self.gpu.vendor:
             return Unknown("output of a command", {"runtime:subprocess"})
-        query = next((c.split("=", 1)[1] for c in cmd if isinstance(c, str) and c.startswith("--query-gpu=")), None)
+        option = spec["query_option"]
+        query = next((c[len(option):] for c in cmd if isinstance(c, str) and c.startswith(option)), None)
         if query is None:
-            return Unknown("nvidia-smi output")
-        units = not any(isinstance(c, str) and "nounits" in c for c in cmd)
-        fields = {"memory.total": (f"{self.gpu.memory_mib}" + (" MiB" if units else "")) if self.gpu.memory_mib else None,
-                  "name": self.gpu.name,
-                  "compute_cap": f"{self.gpu.capability[0]}.{self.gpu.capability[1]}"}
-        values = [fields.get(q.strip()) for q in query.split(",")]
+            return Unknown(f"{cmd[0]} output")
+        units = not any(isinstance(c, str) and spec["no_units"] in c for c in cmd)
+        facts = self._gpu_facts()
+        values = []
+        for name in (q.strip() for q in query.split(",")):
+            value = _filled(spec["fields"][name], facts) if name in spec["fields"] else None
+            values.append(value + spec.get("units", {}).get(name, "") if value is not None and units else value)
         if any(v is None for v in values):
-            return Unknown(f"nvidia-smi --query-gpu={query}", {"gpu-memory"})
-        line = ", ".join(values)  # type: ignore[arg-type]
-        out = "\n".join([line] * self.gpu.count) + "\n"
+            return Unknown(f"{cmd[0]} {option}{query}", {"gpu-memory"})
+        out = "\n".join([spec["separator"].join(values)] * self.gpu.count) + "\n"  # type: ignore[arg-type]
         if as_result:
-            return ConfigView({"returncode": 0, "stdout": out, "stderr": ""}, "nvidia-smi")
+            return ConfigView({"returncode": 0, "stdout": out, "stderr": ""}, cmd[0])
         return out
 
+    def _gpu_facts(self) -> dict[str, Any]:
+        """What a command's output template may name (rules/world.toml [commands])."""
+        memory = self.gpu.memory_mib or None
+        return {"memory_mib": memory, "memory_kib": memory * 1024 if memory else None, "name": self.gpu.name,
+                "major": self.gpu.capability[0], "minor": self.gpu.capability[1]}
+
     def _command_line(self, text: str) -> str | None:
-        for prefix, template in load("world").get("commands", {}).items():
-            if text.strip().startswith(prefix):
-                if prefix == "rocminfo" and self.gpu.vendor != "amd":
-                    return None
-                if self.gpu.memory_mib is None:
-                    return None
-                return template.format(memory_mib=self.gpu.memory_mib, memory_kib=self.gpu.memory_mib * 1024,
-                                       name=self.gpu.name)
+        """The output line of a shell command line that a [commands] entry with a `line` answers."""
+        for prefix, spec in load("world").get("commands", {}).items():
+            if "line" in spec and text.strip().startswith(prefix):
+                return _filled(spec["line"], self._gpu_facts()) if spec["vendor"] == self.gpu.vendor else None
         return None
 
     def _path(self, kind: str, path: Any) -> Any:
