@@ -82,3 +82,12 @@ def test_reads_take_the_record_names_from_rule_data() -> None:
     from flagscan.extract.reads_walk import Idioms
 
     assert Idioms.from_rules().record_names == frozenset(RECORD["names"]["resolution"])
+
+
+def test_declaring_functions_are_described_alike() -> None:
+    """effects.toml's writers are the declarations and in-place writers of resolution.toml
+    (declare_late_resolution was in effects.toml only)."""
+    declarations = load("resolution")["declarations"]
+    described = {name.rpartition(".")[2] for name in [*declarations["functions"], *declarations["in_place"]]}
+    assert set(load("effects")["writers"]) == described
+    assert not set(declarations["functions"]) & set(declarations["in_place"])
