@@ -7,7 +7,9 @@ with what the entry records:
 - crash, phase startup/resolution: a rejection of that phase at the recorded file
   (certain or possible); the line is compared too and reported;
 - setting: the recorded settings written at startup with the recorded values;
-- serving: flagscan does not model the serving phase yet: counted apart;
+- crash, phase serving: a rejection of phase serving at the recorded file (the serving
+  phase calls what the startup entry built with a batch not known); scored apart from
+  the resolution/startup incidents, with the condition flagscan names;
 - good: no certain rejection in any phase (a certain one is a false alarm).
 
 Usage: python bench/startup_incidents.py [--cache-dir DIR] [--only ID...] [--json OUT]
@@ -61,8 +63,6 @@ def judge(entry: dict, doc: dict | None, good: bool) -> tuple[str, str]:
         wrong = {k: (settings.get(k, {}).get("value"), v) for k, v in exp.get("settings", {}).items()
                  if settings.get(k, {}).get("value") != v}
         return ("caught", "") if not wrong else ("missed", json.dumps(wrong, default=str))
-    if exp["phase"] == "serving":
-        return "serving", "the serving phase is not modelled"
     path, _, line = exp["location"].rpartition(":")
     same = [r for r in rejections if r.get("phase", "resolution") == exp["phase"] and r["location"].startswith(path + ":")]
     if not same:
@@ -71,7 +71,9 @@ def judge(entry: dict, doc: dict | None, good: bool) -> tuple[str, str]:
     exact = [r for r in same if r["location"] == exp["location"]]
     best = (exact or same)[0]
     kind = "caught" if best.get("certain") else "caught-possible"
-    return kind, "" if exact else f"line {best['location']} (recorded {line})"
+    where = "" if exact else f"line {best['location']} (recorded {line})"
+    when = f"when {best['condition']}" if exp["phase"] == "serving" and best.get("condition") else ""
+    return kind, "; ".join(x for x in (where, when) if x)
 
 
 def main() -> int:
@@ -104,11 +106,14 @@ def main() -> int:
     inc = [r for r in rows if r["kind"] == "incidents"]
     py = [r for r in inc if r["python"] and r["phase"] != "serving"]
     caught = [r for r in py if r["verdict"].startswith("caught")]
+    serving = [r for r in inc if r["phase"] == "serving"]
+    serving_py = [r for r in serving if r["python"]]
     goods = [r for r in rows if r["kind"] == "good"]
     print(f"\nincidents with the cause in SGLang's Python source, startup/resolution phase: {len(caught)}/{len(py)} caught"
           f" ({sum(r['verdict'] == 'caught' for r in py)} certain); serving-phase incidents: "
-          f"{sum(r['phase'] == 'serving' for r in inc)} (not modelled); known-good: "
-          f"{sum(r['verdict'] == 'false-alarm' for r in goods)} false alarms of {len(goods)}")
+          f"{sum(r['verdict'].startswith('caught') for r in serving)}/{len(serving)} caught "
+          f"({sum(r['verdict'].startswith('caught') for r in serving_py)}/{len(serving_py)} with the cause in SGLang's "
+          f"Python source); known-good: {sum(r['verdict'] == 'false-alarm' for r in goods)} false alarms of {len(goods)}")
     return 0
 
 

@@ -16,7 +16,8 @@ def revision_severity(doc: dict) -> int:
     """How serious the revision-level changes are: removals, renames and new start-up checks
     break or change existing commands (warning); additions and field changes inform (info)."""
     f, e = doc["flags"], doc["effects"]
-    if f["removed"] or f["options"]["removed"] or f["renamed"] or e["rejections_added"]:
+    added_crash = any(r["certain"] for u in doc.get("startup", []) for r in u["added"])
+    if f["removed"] or f["options"]["removed"] or f["renamed"] or e["rejections_added"] or added_crash:
         return THRESHOLD["warning"]
     if f["added"] or f["changed"] or e["added"] or e["removed"] or e["changed"]:
         return THRESHOLD["info"]
@@ -70,6 +71,7 @@ def diff(ctx: click.Context, old, new, services, gpus, gpu_count, model_config, 
         report = diff_revisions(*targets, before.sglang_json(), after.sglang_json(), services=services,
                                 gpus=profiles, model=model_for, env=parse_env(env))
         doc = report.to_json()
+        doc["startup"] = startup_changes(targets, services, zip(specs, profiles), fixed, parse_env(env))             if services else []
         if fmt == "json":
             emit_json("diff", doc)
         elif fmt == "markdown":
@@ -82,6 +84,30 @@ def diff(ctx: click.Context, old, new, services, gpus, gpu_count, model_config, 
         return Exit.FINDINGS if worst >= THRESHOLD[fail_on] else Exit.OK
 
     run_guarded(body)
+
+
+def startup_changes(targets, services, gpus, fixed, env: dict[str, str]) -> list[dict]:
+    """Per launch command and GPU: the startup and serving rejections the bump adds and removes."""
+    from flagscan.commands.args_cmd import read_commands
+    from flagscan.commands.scenario import model_facts
+    from flagscan.evaluate import Scenario
+    from flagscan.evaluate.startup.compare import compare_command
+
+    out = []
+    for label, profile in gpus:
+        for path in services:
+            for command in read_commands(path, ()):
+                def scenario_for(values, command=command):
+                    model = fixed if fixed is not None else model_facts(None, None, _model_path(values))
+                    return Scenario(profile, {**command.env, **env}, model)
+
+                out.append(compare_command(*targets, command, scenario_for, label).to_json())
+    return out
+
+
+def _model_path(values: dict) -> str | None:
+    value = values.get("model_path")
+    return value if isinstance(value, str) else None
 
 
 def _sarif(report, after) -> dict:

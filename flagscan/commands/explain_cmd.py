@@ -6,7 +6,8 @@ import click
 
 from flagscan.cli import Exit, LaunchArgs, merge_options, run_guarded
 from flagscan.commands.report_cmd import (
-    check_flag, gate_reports, gate_source_options, gpu_list, launch_for, load_tree_reads, warn_parse_errors,
+    apply_startup, check_flag, gate_reports, gate_source_options, gpu_list, launch_for, load_tree_reads,
+    warn_parse_errors,
 )
 from flagscan.commands.scenario import scenario_options
 
@@ -28,7 +29,7 @@ def explain(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
 
     def body() -> int:
         from flagscan.commands.common import emit_json, open_revision
-        from flagscan.report import gates_explain
+        from flagscan.report import gates_explain, startup_text
 
         rev = open_revision(opts)
         dest = check_flag(rev, setting)
@@ -44,11 +45,18 @@ def explain(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
         if launches and (file or argv):
             warn_parse_errors(launches[0])
         facts = gates_explain.collect(reads, rev.inventory, dest)
+        for (label, _p), launch in zip(gpus, launches):
+            apply_startup(verdicts[label]["flags"], launch)
+        raises = startup_text.raises_on(dest, [(label, launch.startup_result) for (label, _p), launch
+                                               in zip(gpus, launches)]) if file or argv else None
         if fmt == "json":
             emit_json("explain", {"setting": dest, **facts,
-                                  "verdicts": {g: v["flags"][dest] for g, v in verdicts.items()}}, rev)
+                                  "verdicts": {g: v["flags"][dest] for g, v in verdicts.items()},
+                                  "raises": raises}, rev)
         else:
             click.echo(gates_explain.render(dest, facts, verdicts, rev.tree.version or ""))
+            if raises is not None:
+                click.echo("\n".join(startup_text.render_raises(dest, raises)))
         return Exit.OK
 
     run_guarded(body)

@@ -49,6 +49,8 @@ class Launch:
     env: dict[str, str]
     model: Any
     parse_errors: list[str] = field(default_factory=list)   # what SGLang's parser would refuse
+    startup: list[tuple[str, Any]] = field(default_factory=list)  # (dest, certain startup raise it is due to)
+    startup_result: Any = None  # flagscan.evaluate.startup.StartupResult (None: not reached)
 
 
 def launch_for(rev, gpu, file, argv, kind, env_pairs, model_config, model_arch) -> Launch:
@@ -70,8 +72,39 @@ def launch_for(rev, gpu, file, argv, kind, env_pairs, model_config, model_arch) 
     env = {**command.env, **extra_env}
     resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, Scenario(gpu, env, facts))
     errors = [f"{d.code} {d.message}" for d in parsed.diagnostics if d.severity.value == "error"]
+    result, startup = startup_blame(rev, values, Scenario(gpu, env, facts), resolution)
     return Launch(runtime_settings(resolution), resolution.rejections, set(values), runtime_env(resolution, env),
-                  facts, errors)
+                  facts, errors, startup, result)
+
+
+def startup_blame(rev, values: dict[str, Any], scenario, resolution) -> tuple[Any, list[tuple[str, Any]]]:
+    """The startup phase of the command, and (dest, raise) for each certain startup-phase raise and
+    each setting of the command it is due to."""
+    if resolution.rejections and any(getattr(r, "certain", False) for r in resolution.rejections):
+        return None, []  # the resolution refuses the command: startup is not reached
+    from flagscan.evaluate.startup.blame import due_to
+    from flagscan.evaluate.startup.predict import predict_startup
+
+    result = predict_startup(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
+    out = []
+    for raised in result.rejections:
+        if raised.certain and raised.phase == "startup":
+            out.extend((dest, raised) for dest in due_to(rev.tree.root, rev.cache_dir, rev.inventory, values,
+                                                         scenario, raised))
+    return result, sorted(out, key=lambda p: (p[0], p[1].location))
+
+
+def apply_startup(flags: dict[str, Any], launch: Launch) -> None:
+    """A flag a certain startup raise is due to is REJECTED, with the raise as evidence."""
+    for dest, raised in launch.startup:
+        entry = flags.get(dest)
+        if entry is None:
+            continue
+        entry["status"] = "REJECTED"
+        evidence = {"location": raised.location, "condition": raised.condition, "message": raised.message,
+                    "phase": "startup"}
+        if evidence not in entry.setdefault("rejections", []):
+            entry["rejections"].append(evidence)
 
 
 def warn_parse_errors(launch: Launch) -> bool:
@@ -179,6 +212,8 @@ def report(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu
                                                                model_arch))
 
         reports = gate_reports(rev, reads, gpus, launch_of)
+        for label, profile in gpus:
+            apply_startup(reports[label]["flags"], launch_of(profile))
         given = bool(file or argv)
         errors = next(iter(launches.values())).parse_errors if given else []
         if given:

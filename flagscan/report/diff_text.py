@@ -51,7 +51,26 @@ def sections(doc: dict[str, Any]) -> list[tuple[str, list[str]]]:
                                                                     if d.get("location") else "")
                  for d in unit["diagnostics"]]
         out.append((f"{unit['path']}:{unit['line']} on {unit['gpu']}", lines or ["no change"]))
+    for unit in doc.get("startup", []):
+        out.append((f"{unit['path']}:{unit['line']} on {unit['gpu']}: startup and serving", _startup_lines(unit)))
     return out
+
+
+def _startup_lines(unit: dict[str, Any]) -> list[str]:
+    """What the bump adds to and removes from what this command's startup and serving code raise."""
+    lines = []
+    for side in ("old", "new"):
+        state = unit["startup"][side]
+        if state == "not reached":
+            lines.append(f"startup not reached at the {side} revision (its resolution refuses the command)")
+        elif state == "not followed":
+            lines.append(f"startup not followed at the {side} revision (see `flagscan resolve`): changes not known")
+    for verb, key in (("added", "added"), ("removed", "removed")):
+        for r in unit[key]:
+            how = "certain" if r["certain"] else "possible"
+            lines.append(f"{verb}  {r['phase']} {how}: {(r['message'] or r['exception'])[:100]}  [{r['location']}]"
+                         + (f" when {r['condition'][:100]}" if r["condition"] else ""))
+    return lines or ["no change"]
 
 
 def render(doc: dict[str, Any]) -> str:

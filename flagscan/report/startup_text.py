@@ -32,7 +32,7 @@ def status(startup) -> dict[str, Any]:
     return {"analysed": True, "reached": startup.reached, "completed": startup.completed,
             "stopped": list(startup.stopped), "run_dependent_raises": startup.run_dependent,
             "not_followed": len(startup.not_followed), "steps": startup.steps,
-            "serving": {"methods": 0, "steps": 0, "exhausted": [], **startup.serving}}
+            "serving": {"methods": 0, "steps": 0, "exhausted": [], "not_built": [], **startup.serving}}
 
 
 def render(startup) -> list[str]:
@@ -62,5 +62,30 @@ def render(startup) -> list[str]:
     served = startup.serving
     if served:
         spent = f"; step budget spent in {', '.join(served['exhausted'])}" if served.get("exhausted") else ""
-        lines.append(f"  serving: {served.get('methods', 0)} method(s) called with a batch not known{spent}")
+        absent = (f"; not built by the startup entry, so not called: {', '.join(served['not_built'])}"
+                  if served.get("not_built") else "")
+        lines.append(f"  serving: {served.get('methods', 0)} method(s) called with a batch not known{spent}{absent}")
+    return lines
+
+
+def raises_on(dest: str, results: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+    """The startup- and serving-phase raises whose path read `dest`, per GPU label, sorted."""
+    out: list[dict[str, Any]] = []
+    for label, startup in results:
+        for r in (startup.rejections if startup is not None else []):
+            if dest in r.reads:
+                out.append({"gpu": label, **{k: v for k, v in r.to_json().items() if k != "reads"}})
+    return sorted(out, key=lambda r: (r["gpu"], r["phase"], not r["certain"], r["location"]))
+
+
+def render_raises(dest: str, raises: list[dict[str, Any]]) -> list[str]:
+    """Text lines for `explain`: who raises on this setting, under which conditions."""
+    if not raises:
+        return [f"No startup or serving code that reads {dest} raises for this command."]
+    lines = [f"Raises on a path that reads {dest}:"]
+    for r in raises:
+        certainty = "certain" if r["certain"] else "possible"
+        lines.append(f"  [{r['gpu']}] {r['phase']} ({certainty}): {r['message'] or r['exception']}")
+        lines.append(f"      at {r['location']} in {r['handler']}" + (f" when {r['condition']}" if r["condition"] else "")
+                     + (f"; needs {', '.join(r['needs'])}" if r.get("needs") else ""))
     return lines

@@ -48,9 +48,9 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
     world = startup_world(World(scenario.gpu, dict(scenario.env), scenario.model, model_path,
                                 dists=getattr(scenario, "packages", None)), Path(root), srules)
 
-    from flagscan.evaluate.startup.serving import BatchAsserts
+    from flagscan.evaluate.startup.serving import BatchAsserts, SettingReads
 
-    class Interp(SurvivalTracking, GlobalWrites, BatchAsserts, _Resolver):
+    class Interp(SurvivalTracking, GlobalWrites, BatchAsserts, SettingReads, _Resolver):
         pass
 
     run = run_entry(ModuleStore(root, cache_dir), inventory, given, world, rules, Interp)
@@ -89,7 +89,8 @@ def _read(path: Path | None) -> StartupResult | None:
     except (OSError, ValueError):
         return None
     rejections = [StartupRaise(r["location"], r["handler"], r["exception"], r["message"], r["condition"],
-                               r["certain"], tuple(r.get("needs", ())), r["entry"], r["phase"])
+                               r["certain"], tuple(r.get("needs", ())), r["entry"], r["phase"],
+                               tuple(r.get("reads", ())))
                   for r in doc["rejections"]]
     writes = {d: StartupWrite(d, w["value"] if w["known"] else Unknown(f"{d} (changed at startup)", {"runtime:" + d}),
                               w["location"], w["handler"], w["condition"], w["certain"])

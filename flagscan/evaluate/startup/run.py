@@ -38,6 +38,7 @@ class StartupRaise:
     needs: tuple[str, ...]
     entry: str
     phase: str = "startup"
+    reads: tuple[str, ...] = ()  # record attributes its path read, first read first (settings among them)
 
     def to_json(self) -> dict[str, Any]:
         data: dict[str, Any] = {"location": self.location, "handler": self.handler, "condition": self.condition,
@@ -45,6 +46,8 @@ class StartupRaise:
                                 "phase": self.phase, "entry": self.entry}
         if self.needs:
             data["needs"] = list(self.needs)
+        if self.reads:
+            data["reads"] = list(self.reads)
         return data
 
 
@@ -241,6 +244,7 @@ def run_entries(interp, state: State, record: Obj, rules: dict[str, Any]) -> Sta
     config_prefixes = tuple(rules.get("needs", {}).get("config", []))
     before = sum(1 for _ in state.events)
     resolved = dict(state.attrs(record.oid))
+    interp.read_record = record.oid  # flagscan/evaluate/startup/serving.py SettingReads
     for entry in rules.get("entry", []):
         module_name, _, cls_name = entry["class"].rpartition(".")
         module = interp.import_module(module_name, state)
@@ -295,7 +299,8 @@ def _serve(interp, state: State, instance: Any, entry: dict[str, Any], rules: di
     result.run_dependent += run.run_dependent
     done = result.serving
     result.serving = {"methods": done.get("methods", 0) + run.methods, "steps": done.get("steps", 0) + run.steps,
-                      "exhausted": sorted(set(done.get("exhausted", [])) | set(run.exhausted))}
+                      "exhausted": sorted(set(done.get("exhausted", [])) | set(run.exhausted)),
+                      "not_built": sorted(set(done.get("not_built", [])) | set(run.missing))}
 
 
 def _own(assumptions: tuple[str, ...], survival: frozenset[str]) -> tuple[str, ...]:
@@ -313,6 +318,7 @@ def _classify(interp, s: State, exc: Any, entry: dict[str, Any], config: tuple[s
     if any(not n.startswith(config) for n in needs):
         return None
     from flagscan.evaluate.resolve import _text
+    from flagscan.evaluate.startup.serving import path_reads
 
     message = exc.message if isinstance(exc, ExcVal) else exc
     text = _text(message) or ""
@@ -320,7 +326,8 @@ def _classify(interp, s: State, exc: Any, entry: dict[str, Any], config: tuple[s
         location=event.location if event else "?", handler=event.function if event else "?",
         exception=exc.type_name if isinstance(exc, ExcVal) else "Exception", message=text,
         condition=conjunction(event.conds) if event else "", certain=not own,
-        needs=tuple(sorted(needs)), entry=entry["name"], phase=entry.get("phase", "startup"))
+        needs=tuple(sorted(needs)), entry=entry["name"], phase=entry.get("phase", "startup"),
+        reads=path_reads(list(s.events)))
 
 
 def _writes(state: State, record: Obj, resolved: dict[str, Any], before: int,

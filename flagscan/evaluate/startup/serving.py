@@ -38,6 +38,23 @@ class ServingRun:
     missing: list[str] = field(default_factory=list)    # [[serving]] objects not built on this configuration
 
 
+class SettingReads:
+    """Once the startup entry runs, each read of an attribute of the resolved record is a
+    "read" event on its path, so a raise can say which settings its path read."""
+
+    read_record = 0  # the oid of the resolved record (0: not tracking)
+
+    def getattr(self, base, attr, state, module, node=None):
+        if self.read_record and isinstance(base, Obj) and base.oid == self.read_record:
+            self.record(state, "read", module, self.line, oid=base.oid, attr=attr)  # type: ignore[attr-defined]
+        return super().getattr(base, attr, state, module, node)  # type: ignore[misc]
+
+
+def path_reads(events: list[Any]) -> tuple[str, ...]:
+    """The record attributes read on a path (events oldest first), each once, in first-read order."""
+    return tuple(dict.fromkeys(e.attr for e in events if e.kind == "read"))
+
+
 class BatchAsserts:
     """While serving methods run, an `assert` on an unknown test records what the test
     needs, as `if` does: `assert forward_batch.x.numel() == 1` is a test of the batch,
@@ -185,4 +202,4 @@ def _classify(interp, s: State, exc: Any, rule: dict[str, Any], where: str, conf
         location=event.location, handler=event.function,
         exception=exc.type_name if isinstance(exc, ExcVal) else "Exception", message=_text(message) or "",
         condition=condition, certain=not batch and not needs, needs=tuple(sorted(needs)),
-        entry=f"{rule['name']} ({where})", phase="serving")
+        entry=f"{rule['name']} ({where})", phase="serving", reads=path_reads(events))

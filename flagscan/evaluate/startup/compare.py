@@ -1,0 +1,62 @@
+"""evaluate: the startup and serving rejections of one launch command at two revisions (for `diff`).
+
+Each revision parses the command with its own parser, resolves it and runs its startup
+phase for the same scenario; a rejection is the same across revisions when its phase,
+exception and message agree (its file and line move between releases). A revision whose
+resolution certainly refuses the command does not reach startup: its side says so
+(`reached: false`) instead of listing nothing.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class StartupChange:
+    path: str
+    line: int
+    gpu: str
+    added: tuple[Any, ...]      # StartupRaise at the new revision only
+    removed: tuple[Any, ...]    # StartupRaise at the old revision only
+    state: tuple[str, str]      # at (old, new): "analysed", "not reached" (resolution refuses), "not followed"
+
+    def to_json(self) -> dict[str, Any]:
+        return {"path": self.path, "line": self.line, "gpu": self.gpu,
+                "added": [r.to_json() for r in self.added], "removed": [r.to_json() for r in self.removed],
+                "startup": {"old": self.state[0], "new": self.state[1]}}
+
+
+def _key(r) -> tuple[str, str, str]:
+    return (r.phase, r.exception, r.message)
+
+
+def startup_of(target, command, scenario_for) -> tuple[str, Any]:
+    """(state, StartupResult or None) of `command` at `target` (a flagscan.lint.Target);
+    `scenario_for(values)` gives the Scenario for the parsed values (the model may come from them)."""
+    from flagscan.evaluate import predict
+    from flagscan.evaluate.startup.predict import predict_startup
+    from flagscan.inputs import parse_command
+
+    parsed = parse_command(command, target.inventory)
+    values = {dest: v.value for dest, v in parsed.values.items()}
+    scenario = scenario_for(values)
+    resolution = predict(target.root, target.cache_dir, target.inventory, values, scenario)
+    if any(getattr(r, "certain", False) for r in resolution.rejections):
+        return "not reached", None
+    result = predict_startup(target.root, target.cache_dir, target.inventory, values, scenario)
+    if not result.reached:
+        return "not reached", None
+    return ("not followed", None) if result.stopped else ("analysed", result)
+
+
+def compare_command(old, new, command, scenario_for, label: str) -> StartupChange:
+    (was_state, before), (now_state, after) = startup_of(old, command, scenario_for), startup_of(new, command, scenario_for)
+    was = {_key(r): r for r in (before.rejections if before else [])}
+    now = {_key(r): r for r in (after.rejections if after else [])}
+    # added: new at a revision that reaches startup, where the old one reached it too or refused
+    # the command earlier; removed: only when both were analysed (else it is not known)
+    added = tuple(now[k] for k in sorted(set(now) - set(was))) if after and was_state != "not followed" else ()
+    removed = tuple(was[k] for k in sorted(set(was) - set(now))) if before and after else ()
+    return StartupChange(str(command.path), command.line, label, added, removed, (was_state, now_state))

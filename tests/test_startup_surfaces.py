@@ -1,0 +1,133 @@
+"""The startup and serving phases on the surfaces: `report` (REJECTED with the raise as evidence),
+`explain` (who raises on this setting), `diff` (rejections added and removed for a unit), and
+lint FS305, on the lint fixture tree (fixtures/trees/lint)."""
+
+from __future__ import annotations
+
+import json
+import shutil
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from flagscan.cli import main
+from tests.conftest import ROOT
+
+TREE = "fixtures/trees/lint"
+LLAMA = "tests/data/groundtruth/models/llama-3-8b"
+REGISTRY = "sglang/srt/layers/attention/attention_registry.py:24"
+BACKEND = "sglang/srt/layers/attention/flashattention_backend.py:19"
+
+
+@pytest.fixture(scope="module")
+def cache(tmp_path_factory):
+    return tmp_path_factory.mktemp("surfaces-cache")
+
+
+def _run(cache, *args: str, tree: str = TREE) -> tuple[int, dict]:
+    import os
+
+    old = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        result = CliRunner().invoke(main, ["--sglang", tree, "--cache-dir", str(cache), "-q", *args])
+    finally:
+        os.chdir(old)
+    assert result.exit_code in (0, 1), result.output
+    return result.exit_code, json.loads(result.stdout)
+
+
+def test_report_a_flag_whose_startup_path_raises_is_rejected_with_the_raise(cache) -> None:
+    code, doc = _run(cache, "report", "--format", "json", "--gpu", "rtx-pro-6000", "--model-config", LLAMA, "--",
+                     "--model-path", "m", "--attention-backend", "flashinfer", "--tp-size", "1")
+    backend = doc["flags"]["attention_backend"]
+    assert code == 1 and backend["status"] == "REJECTED"
+    assert backend["rejections"] == [{"location": REGISTRY, "condition": "torch.cuda.get_device_capability()[0] == 12",
+                                      "message": "The flashinfer attention backend is not supported on SM120",
+                                      "phase": "startup"}]
+    # read on the raise's path, but the raise does not go away without them: not blamed
+    assert doc["flags"]["model_path"]["status"] != "REJECTED" and doc["flags"]["tp_size"]["status"] != "REJECTED"
+
+
+def test_report_the_same_flag_on_a_gpu_where_startup_passes_is_not_rejected(cache) -> None:
+    _code, doc = _run(cache, "report", "--format", "json", "--gpu", "h200", "--model-config", LLAMA, "--",
+                      "--model-path", "m", "--attention-backend", "flashinfer")
+    assert doc["flags"]["attention_backend"]["status"] != "REJECTED"
+
+
+def test_explain_lists_the_serving_raise_that_reads_the_setting_with_its_condition(cache) -> None:
+    _code, doc = _run(cache, "explain", "speculative_algorithm", "--format", "json", "--gpu", "h200",
+                      "--model-config", LLAMA, "--", "--model-path", "m", "--attention-backend", "fa3",
+                      "--speculative-algorithm", "EAGLE")
+    (raised,) = doc["raises"]
+    assert (raised["gpu"], raised["phase"], raised["location"], raised["certain"]) == ("h200", "serving", BACKEND, False)
+    assert "forward_batch.forward_mode.is_target_verify()" in raised["condition"]
+    # a setting the serving path does not read has no such raise
+    _code, other = _run(cache, "explain", "schedule_policy", "--format", "json", "--gpu", "h200",
+                        "--model-config", LLAMA, "--", "--model-path", "m", "--attention-backend", "fa3",
+                        "--speculative-algorithm", "EAGLE")
+    assert other["raises"] == []
+
+
+def test_explain_lists_the_startup_raise_and_marks_the_verdict_rejected(cache) -> None:
+    _code, doc = _run(cache, "explain", "attention_backend", "--format", "json", "--gpu", "rtx-pro-6000",
+                      "--model-config", LLAMA, "--", "--model-path", "m", "--attention-backend", "flashinfer")
+    assert [(r["phase"], r["location"], r["certain"]) for r in doc["raises"]] == [("startup", REGISTRY, True)]
+    assert doc["verdicts"]["rtx-pro-6000"]["status"] == "REJECTED"
+
+
+def test_explain_without_a_command_does_not_run_startup(cache) -> None:
+    _code, doc = _run(cache, "explain", "attention_backend", "--format", "json", "--gpu", "h200")
+    assert doc["raises"] is None
+
+
+@pytest.fixture(scope="module")
+def fixed_tree(tmp_path_factory) -> Path:
+    """The lint tree as a next release would fix it: fa3 verifies draft tokens, flashinfer runs on SM120."""
+    root = tmp_path_factory.mktemp("next") / "tree"
+    shutil.copytree(ROOT / TREE, root)
+    backend = root / "sglang/srt/layers/attention/flashattention_backend.py"
+    backend.write_text(backend.read_text().replace('raise NotImplementedError("fa3 does not support target verify '
+                                                   'batches")', "return q"))
+    registry = root / "sglang/srt/layers/attention/attention_registry.py"
+    registry.write_text(registry.read_text().replace("== 12:", "== 13:"))
+    version = root / "sglang/version.py"
+    version.write_text('__version__ = "0.5.91"\n')
+    return root
+
+
+def test_diff_lists_startup_and_serving_rejections_removed_and_added_for_the_unit(cache, tmp_path,
+                                                                                 fixed_tree) -> None:
+    unit = tmp_path / "fa3.sh"
+    unit.write_text("python -m sglang.launch_server --model-path m --attention-backend fa3 "
+                    "--speculative-algorithm EAGLE\n")
+    _code, doc = _run(cache, "diff", str(ROOT / TREE), str(fixed_tree), "--service", str(unit), "--gpu", "h200",
+                      "--model-config", str(ROOT / LLAMA), "--format", "json")
+    (change,) = doc["startup"]
+    assert change["startup"] == {"old": "analysed", "new": "analysed"} and change["gpu"] == "h200"
+    assert [(r["phase"], r["location"]) for r in change["removed"]] == [("serving", BACKEND)]
+    assert change["added"] == []
+    # the other way round, the bump adds it
+    _code, back = _run(cache, "diff", str(fixed_tree), str(ROOT / TREE), "--service", str(unit), "--gpu", "h200",
+                       "--model-config", str(ROOT / LLAMA), "--format", "json")
+    assert [(r["phase"], r["location"]) for r in back["startup"][0]["added"]] == [("serving", BACKEND)]
+
+
+def test_diff_a_certain_startup_crash_the_bump_adds_is_a_finding(cache, tmp_path, fixed_tree) -> None:
+    unit = tmp_path / "fi.sh"
+    unit.write_text("python -m sglang.launch_server --model-path m --attention-backend flashinfer\n")
+    code, doc = _run(cache, "diff", str(fixed_tree), str(ROOT / TREE), "--service", str(unit), "--gpu", "rtx-pro-6000",
+                     "--model-config", str(ROOT / LLAMA), "--format", "json")
+    added = doc["startup"][0]["added"]
+    assert [(r["phase"], r["location"], r["certain"]) for r in added] == [("startup", REGISTRY, True)]
+    assert code == 1
+
+
+def test_diff_where_a_revision_has_no_startup_path_says_not_followed(cache, tmp_path) -> None:
+    unit = tmp_path / "m.sh"
+    unit.write_text("python -m sglang.launch_server --model-path m\n")
+    _code, doc = _run(cache, "diff", str(ROOT / TREE), str(ROOT / "fixtures/trees/lint-next"), "--service", str(unit),
+                      "--gpu", "h200", "--model-config", str(ROOT / LLAMA), "--format", "json")
+    (change,) = doc["startup"]
+    assert change["startup"]["new"] == "not followed" and change["removed"] == [] and change["added"] == []
