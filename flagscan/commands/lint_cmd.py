@@ -85,7 +85,7 @@ def run(req: Request, opts) -> int:
     from flagscan.commands.common import emit_json, open_revision
     from flagscan.commands.scenario import gpu_list, model_facts, parse_env
     from flagscan.config import ConfigError, load_config
-    from flagscan.lint import LintOptions, Selection, SelectionError, Target, Upgrade, all_rules, lint_file, summary
+    from flagscan.lint import LintOptions, Selection, SelectionError, Target, Upgrade, all_rules, lint_files, summary
     from flagscan.lint.fix import unified
     from flagscan.lint.gates_port import gates_module
     from flagscan.lint.select import check_prefixes
@@ -130,7 +130,9 @@ def run(req: Request, opts) -> int:
     def lint_all(profile, fix: bool):
         options = LintOptions(target, profile, gpu_count is not None, parse_env(req.env), model_for, selection,
                               req.kind, upgrade, fix)
-        return [lint_file(STDIN, options, stdin_text) if f == "-" else lint_file(f, options) for f in req.files]
+        paths = [STDIN if f == "-" else f for f in req.files]
+        return lint_files(paths, options, {STDIN: stdin_text} if stdin_text is not None else None,
+                          progress=not opts.quiet)
 
     labels: list[dict] | None = None
     if len(gpus) <= 1:

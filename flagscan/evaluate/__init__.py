@@ -38,12 +38,18 @@ def user_values(values: dict[str, Any]) -> dict[str, Any]:
 
 def predict(root: Path, cache_dir: Path | None, inventory: Inventory, values: dict[str, Any],
             scenario: Scenario) -> Resolution:
-    from flagscan.evaluate.cachekey import scenario_key
-    from flagscan.extract.irstore import ModuleStore
+    from flagscan.evaluate.cachekey import scenario_key, shared
 
     given = user_values(values)
-    record = Path(cache_dir) / "facts" / "resolution" / f"{scenario_key(root, given, scenario)}.pickle" \
-        if cache_dir is not None else None
+    key = scenario_key(root, given, scenario)
+    return shared("resolution", key, lambda: _predict(root, cache_dir, inventory, given, scenario, key))
+
+
+def _predict(root: Path, cache_dir: Path | None, inventory: Inventory, given: dict[str, Any], scenario: Scenario,
+             key: str) -> Resolution:
+    from flagscan.extract.irstore import ModuleStore
+
+    record = Path(cache_dir) / "facts" / "resolution" / f"{key}.pickle" if cache_dir is not None else None
     hit = _cached(record)
     if hit is not None:
         return hit

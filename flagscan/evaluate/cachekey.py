@@ -5,6 +5,8 @@ from __future__ import annotations
 import hashlib
 import json
 import re
+from collections.abc import Callable, Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -42,3 +44,28 @@ def scenario_key(root: Path, given: dict[str, Any], scenario, *extra: Any) -> st
            "packages": scenario.packages.key() if getattr(scenario, "packages", None) is not None else None}
     h.update(json.dumps(doc, sort_keys=True, default=str).encode())
     return h.hexdigest()[:32]
+
+
+_SHARED: dict[tuple[str, str], Any] | None = None
+
+
+@contextmanager
+def sharing() -> Iterator[None]:
+    """Within this block, a prediction of the same key is computed (or read back) once and
+    shared: a lint of many files whose commands are identical resolves each of them once."""
+    global _SHARED
+    outer = _SHARED
+    _SHARED = {} if outer is None else outer
+    try:
+        yield
+    finally:
+        _SHARED = outer
+
+
+def shared(kind: str, key: str, compute: Callable[[], Any]) -> Any:
+    """compute(), or what it gave for the same (kind, key) inside the current `sharing()` block."""
+    if _SHARED is None:
+        return compute()
+    if (kind, key) not in _SHARED:
+        _SHARED[(kind, key)] = compute()
+    return _SHARED[(kind, key)]

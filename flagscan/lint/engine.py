@@ -6,7 +6,7 @@ Context. A failure inside one rule becomes a note on the result, never a traceba
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -39,8 +39,22 @@ class LintOptions:
     fix: bool = False
 
 
-def lint_files(paths: Sequence[str], options: LintOptions) -> list[FileResult]:
-    return [lint_file(p, options) for p in paths]
+def lint_files(paths: Sequence[str], options: LintOptions, texts: dict[str, str] | None = None,
+               progress: bool = False) -> list[FileResult]:
+    """Each file linted as if alone, in the order given (`texts`: content of paths not read from disk,
+    such as stdin). Commands that are the same for the evaluator (same values, environment, GPU and
+    model) are resolved, started and gated once (flagscan.evaluate.cachekey.sharing); `progress`: a bar
+    on stderr while many files take long (flagscan.progress)."""
+    from flagscan.evaluate.cachekey import sharing
+
+    texts = texts or {}
+    items: Iterable[str] = paths
+    if progress and len(paths) > 1:
+        from flagscan.progress import track
+
+        items = track(paths, len(paths), "flagscan: linting")
+    with sharing():
+        return [lint_file(p, options, texts.get(p)) for p in items]
 
 
 def lint_file(path: str, options: LintOptions, text: str | None = None) -> FileResult:

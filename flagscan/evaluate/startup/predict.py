@@ -22,12 +22,17 @@ from flagscan.ruledata import load, model_path_of
 def predict_startup(root: Path, cache_dir: Path | None, inventory, values: dict[str, Any], scenario) -> StartupResult:
     """The startup phase for a parsed command (`values`: dest -> value) on a Scenario."""
     from flagscan.evaluate import user_values
-    from flagscan.evaluate.resolve import jsonable
-
-    from flagscan.evaluate.cachekey import scenario_key
+    from flagscan.evaluate.cachekey import scenario_key, shared
 
     given = user_values(values)
     key = scenario_key(root, given, scenario, "startup", load("startup"))
+    return shared("startup", key, lambda: _predict(root, cache_dir, inventory, given, scenario, key))
+
+
+def _predict(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], scenario, key: str
+             ) -> StartupResult:
+    from flagscan.evaluate.resolve import jsonable
+
     path = Path(cache_dir) / "facts" / "startup" / f"{key}.json" if cache_dir is not None else None
     hit = _read(path)
     if hit is not None:
