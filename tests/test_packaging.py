@@ -18,6 +18,6 @@ def test_wheel_ships_rule_data(tmp_path: Path) -> None:
                    check=True, capture_output=True)
     wheel = next(tmp_path.glob("flagscan-*.whl"))
     names = set(zipfile.ZipFile(wheel).namelist())
-    expected = {f"flagscan/rules/{p.name}" for p in (ROOT / "rules").glob("*.toml")}
+    expected = {f"flagscan/rules/{p.name}" for pattern in ("*.toml", "*.json") for p in (ROOT / "rules").glob(pattern)}
     assert expected and expected <= names
     assert "flagscan/rules/README.md" in names

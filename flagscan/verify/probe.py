@@ -35,14 +35,24 @@ import warnings
 from typing import Any
 
 # Compiled kernels and engines that SGLang imports at module level; argument resolution
-# itself never calls into them. Only stubbed when absent and --stub-missing is given.
-KERNEL_PACKAGES = (
-    "sgl_kernel", "sglang_kernel", "flashinfer", "flashinfer_cubin", "deep_gemm", "deep_ep",
-    "sgl_deep_gemm", "sgl_deep_ep", "sgl_flash_mla", "flash_mla", "flash_attn_4", "vllm",
-    "cutlass", "cuda_tile", "nvshmem", "quack", "tilelang", "tvm_ffi", "humming", "tokenspeed_mla",
-    "torch_memory_saver", "mooncake", "nixl", "aiter", "xgrammar", "tml_renderers",
-    "deepseek_recipe", "triton", "triton_kernels", "llguidance", "outlines", "decord", "sgl_fa3",
-)
+# itself never calls into them. Only stubbed when absent and --stub-missing is given. The
+# list is rules/stubs.json, shared with the ground-truth scripts (tests/differential/gt_env.py).
+STUB_LIST = "stubs.json"
+
+
+def kernel_packages() -> tuple[str, ...]:
+    """rules/stubs.json `packages` and `probe.also`: beside this package in a wheel
+    (flagscan/rules/), at the top of a source checkout (rules/)."""
+    here = os.path.dirname(os.path.abspath(__file__))
+    for rules in (os.path.join(here, os.pardir, "rules"), os.path.join(here, os.pardir, os.pardir, "rules")):
+        path = os.path.join(rules, STUB_LIST)
+        if os.path.isfile(path):
+            with open(path, encoding="utf-8") as fh:
+                data = json.load(fh)
+            return tuple(data["packages"]) + tuple(data["probe"]["also"])
+    raise SystemExit(f"probe: rules/{STUB_LIST} not found beside {here} (needed by --stub-missing)")
+
+
 STUBBED: list[str] = []
 
 
@@ -133,7 +143,7 @@ class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
 
 def install_stubs() -> None:
     missing = set()
-    for name in KERNEL_PACKAGES:
+    for name in kernel_packages():
         try:
             if importlib.util.find_spec(name) is None:
                 missing.add(name)

@@ -21,56 +21,26 @@ from __future__ import annotations
 
 import importlib.abc
 import importlib.machinery
+import json
 import subprocess
 import sys
 import types
+from pathlib import Path
 from typing import Any
 
-# Top-level packages replaced by stubs. They are compiled GPU kernels,
-# compilers or other inference engines: importing them is either impossible on
-# a CPU-only machine or irrelevant to argument registration and resolution.
-# A stubbed package "exists" (importlib.util.find_spec finds it), as it would
-# on a real GPU deployment where SGLang's hard dependencies are installed.
-STUB_PACKAGES = (
-    "sgl_kernel",
-    "sglang_kernel",
-    "flashinfer",
-    "flashinfer_cubin",
-    "triton",
-    "triton_kernels",
-    "vllm",
-    "deep_gemm",
-    "deep_ep",
-    "sgl_deep_gemm",
-    "sgl_deep_ep",
-    "sgl_flash_mla",
-    "flash_mla",
-    "flash_attn_4",
-    "cutlass",
-    "cuda",
-    "cuda_tile",
-    "nvshmem",
-    "quack",
-    "tilelang",
-    "tvm_ffi",
-    "humming",
-    "tokenspeed_mla",
-    "torch_memory_saver",
-    "mooncake",
-    "nixl",
-    "aiter",
-    "xgrammar",
-    "tml_renderers",
-    "deepseek_recipe",
-)
+# Top-level packages replaced by stubs (rules/stubs.json, shared with
+# flagscan/verify/probe.py). They are compiled GPU kernels, compilers or other
+# inference engines: importing them is either impossible on a CPU-only machine
+# or irrelevant to argument registration and resolution. A stubbed package
+# "exists" (importlib.util.find_spec finds it), as it would on a real GPU
+# deployment where SGLang's hard dependencies are installed.
+_STUBS = json.loads((Path(__file__).resolve().parents[2] / "rules" / "stubs.json").read_text(encoding="utf-8"))
+STUB_PACKAGES = tuple(_STUBS["packages"]) + tuple(_STUBS["ground_truth"]["also"])
 
 # Packages stubbed only when SGLang's own code imports them. Other libraries
 # (transformers probes torchvision/torchaudio/torchcodec with find_spec and
 # package metadata) see them as absent, as on a CPU-only install.
-SOFT_STUB_PACKAGES = (
-    "torchvision",
-    "torchaudio",
-)
+SOFT_STUB_PACKAGES = tuple(_STUBS["ground_truth"]["soft"])
 
 STUB_LOG: list[str] = []
 _STUBBED_MODULES: set[str] = set()
