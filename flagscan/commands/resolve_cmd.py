@@ -39,6 +39,8 @@ def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
         extra_env = parse_env(env)
         rev = open_revision(opts)
         packages = _packages(rev, opts, pairs)
+        for command in commands:
+            _check_program(rev, opts, command, model_config)
         parsed_all = [checked(parse_command(command, rev.inventory)) for command in commands]
         sections = {}
         startups: dict[int, object] = {}
@@ -114,6 +116,30 @@ def _packages(rev, opts, pairs: tuple[str, ...]) -> dict:
         if why and vendor == "nvidia":
             progress(opts)(f"the release's package pins are not known ({why}); packages not given stay unknown")
     return out
+
+
+def _check_program(rev, opts, command, model_config) -> None:
+    """The command's program must be the one whose resolution flagscan follows (the language-model
+    server's parser, rules/programs.toml); another is said in one line, never read as that one."""
+    from flagscan.extract.programs import choose, model_files
+    from flagscan.source.release_meta import release_meta
+
+    args = [a.text for a in command.args]
+    model_path = next((args[i + 1] for i, a in enumerate(args[:-1]) if a == "--model-path"), None)
+    meta, _why = release_meta(rev.tree, rev.cache_dir, offline=opts.offline)
+    scripts = dict(meta.console_scripts) if meta is not None else None
+    choice = choose(rev.tree.root, rev.cache_dir, rev.inventory, command.launcher, args,
+                    model_files(model_config, model_path), scripts)
+    where = f"{command.path}:{command.line}"
+    if choice.warning is not None:
+        from flagscan.cli import progress
+
+        progress(opts)(f"{where}: {choice.warning}")
+    if choice.inventory is None:
+        raise UserError(f"{where}: {choice.note}")
+    if choice.parser != "server":
+        raise UserError(f"{where}: `{' '.join(command.launcher)}` runs the {choice.parser} server ({choice.because}); "
+                        f"flagscan follows the language-model server's resolution only (its flags: flagscan lint)")
 
 
 def _env_json(resolution) -> dict:

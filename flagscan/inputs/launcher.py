@@ -92,16 +92,11 @@ def _strip_wrappers(words: Sequence[Word], env: dict[str, str]) -> int:
 
 
 def _launcher_end(words: Sequence[Word], start: int) -> int | None:
-    for j in range(start, len(words)):
-        text = words[j].text
-        following = words[j + 1].text if j + 1 < len(words) else None
-        if text == "-m" and following == "sglang.launch_server":
-            return j + 2
-        if text == "-msglang.launch_server" or text.endswith("sglang/launch_server.py"):
-            return j + 1
-        if basename(text) == "sglang" and following == "serve":
-            return j + 2
-    return None
+    """Where the launcher ends: the programs of rules/programs.toml (flagscan/inputs/programs.py)."""
+    from flagscan.inputs.programs import launcher_end
+
+    found = launcher_end(words, start)
+    return found[0] if found is not None else None
 
 
 def find_launch(
@@ -131,7 +126,7 @@ def find_launch(
         launcher = tuple(w.text for w in words[start:end])
         notes: tuple[str, ...] = ()
         first = basename(launcher[0])
-        if not (first.startswith("python") or first in ("sglang", "-m", "-msglang.launch_server")):
+        if not (first.startswith("python") or first in ("sglang", "-m") or first.startswith("-m")):
             notes = (f"the server is started through {launcher[0]!r}; only the arguments after the launcher are read",)
         return Launch(launcher, tuple(words[end:]), env, notes)
     if bare_args and words[start].text.startswith("-"):

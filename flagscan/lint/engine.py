@@ -105,9 +105,17 @@ def lint_file(path: str, options: LintOptions, text: str | None = None) -> FileR
 
 
 def _context(command, options: LintOptions) -> Context:
+    from flagscan.extract.programs import for_command
     from flagscan.inputs import parse_command
+    from flagscan.inputs.argv import ParsedCommand
 
-    parsed = parse_command(command, options.target.inventory)
+    inventory, note = for_command(options.target, command, getattr(options, "model_config", None))
+    if inventory is None:
+        # a program flagscan has no parser for: said, and its flags are not judged by another's
+        ctx = Context(ParsedCommand(command, {}, ()), options.target, None, options.upgrade)
+        ctx.notes.append(note or "")
+        return ctx
+    parsed = parse_command(command, inventory)
     scenario = None
     if options.gpu is not None:
         from flagscan.evaluate import Scenario
@@ -117,6 +125,8 @@ def _context(command, options: LintOptions) -> Context:
         gpu = options.gpu if options.gpu_count_given else _count_from_command(options.gpu, values)
         scenario = Scenario(gpu, {**command.env, **options.env}, model)
     ctx = Context(parsed, options.target, scenario, options.upgrade)
+    if note:
+        ctx.notes.append(note)
     if scenario is None:
         ctx.notes.append("no GPU given: knock-on, no-op and rejection rules were not run (give --gpu)")
     return ctx
