@@ -113,7 +113,16 @@ def progress(opts: Options) -> Callable[[str], None]:
 
 class _Group(click.Group):
     """The command group; a usage error (unknown option, bad option value) is one line on
-    stderr and exit code 2, like any other bad input."""
+    stderr and exit code 2, like any other bad input. Commands are imported when first asked for."""
+
+    def get_command(self, ctx, cmd_name):  # type: ignore[override]
+        if cmd_name not in self.commands:
+            _register(cmd_name)
+        return super().get_command(ctx, cmd_name)
+
+    def list_commands(self, ctx):  # type: ignore[override]
+        _register()
+        return super().list_commands(ctx)
 
     def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
         if not standalone_mode:
@@ -153,18 +162,26 @@ def main(ctx: click.Context, sglang, cache_dir, offline, sglang_repo, fmt, quiet
     ctx.obj = Options(sglang, cache_dir, offline, sglang_repo, fmt, quiet, tuple(package))
 
 
-def _register() -> None:
-    """Every `flagscan/commands/*_cmd.py` module lists its click commands in COMMANDS."""
+def _register(name: str | None = None) -> None:
+    """Every `flagscan/commands/*_cmd.py` module lists its click commands in COMMANDS. With a
+    name, only `<name>_cmd` is imported when it has that command (a run imports the one command
+    it runs, not all twelve with their dependencies); otherwise, or when it has not, all are."""
     import importlib
     import pkgutil
 
     import flagscan.commands as package
 
-    for info in sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name):
+    infos = sorted(pkgutil.iter_modules(package.__path__), key=lambda i: i.name)
+    if name is not None and f"{name}_cmd" in {i.name for i in infos}:
+        module = importlib.import_module(f"flagscan.commands.{name}_cmd")
+        commands = getattr(module, "COMMANDS", ())
+        if any(c.name == name for c in commands):
+            for command in commands:
+                main.add_command(command)
+            return
+    for info in infos:
         if info.name.endswith("_cmd"):
             module = importlib.import_module(f"flagscan.commands.{info.name}")
             for command in getattr(module, "COMMANDS", ()):
-                main.add_command(command)
-
-
-_register()
+                if command.name not in main.commands:
+                    main.add_command(command)
