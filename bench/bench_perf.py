@@ -1,0 +1,123 @@
+"""The performance targets, each beside its limit (and its reference where there is one).
+
+    python bench/bench_perf.py [--cache-dir DIR] [RELEASE ...]    (default: 0.5.23)
+
+For each release (downloaded once into the cache given, default flagscan's own):
+- warm `resolve --gpu h200` of the motivating unit, without and with its model config
+  (best of 3; the first run fills the cache), limit 0.5 s;
+- warm `report --gpu h200 -- ARGV` (runtime gates under the command's resolved values),
+  limit 1 s;
+- cold analysis: `report --gpu h200` on an empty facts cache, the release already
+  downloaded (its tree copied into a fresh cache), with its peak RSS (limit 1 GiB), beside
+  an ast-only parse of the same tree's .py files in the same run (limit 2.5x).
+PYTHONDONTWRITEBYTECODE costs every run the compilation of flagscan; the figures are
+meant with it unset, and the output says which it was.
+"""
+
+from __future__ import annotations
+
+import argparse
+import ast
+import json
+import os
+import shutil
+import subprocess
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+ROOT = Path(__file__).resolve().parent.parent
+UNIT = ROOT / "fixtures" / "units" / "sglang-qwen.service"
+MODEL = ROOT / "tests" / "data" / "groundtruth" / "models" / "qwen3.5-122b-a10b"
+ARGV = ["python", "-m", "sglang.launch_server", "--model-path", "Qwen/Qwen3-8B", "--tp", "2",
+        "--enable-flashinfer-allreduce-fusion"]
+
+
+def timed(argv: list[str]) -> tuple[float, float, int]:
+    """(seconds, peak RSS MiB, exit code) of one `flagscan` process."""
+    start = time.perf_counter()
+    proc = subprocess.Popen([sys.executable, "-m", "flagscan", "-q", *argv], cwd=ROOT,
+                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+    _pid, status, usage = os.wait4(proc.pid, 0)
+    return time.perf_counter() - start, usage.ru_maxrss / 1024, os.waitstatus_to_exitcode(status)
+
+
+def best(argv: list[str], runs: int = 3) -> tuple[float, float, int]:
+    timed(argv)  # fills the cache
+    return min((timed(argv) for _ in range(runs)), key=lambda r: r[0])
+
+
+def tree_of(cache: str, release: str) -> Path:
+    out = subprocess.run([sys.executable, "-m", "flagscan", "-q", "--cache-dir", cache, "--format", "json",
+                          "sources", "list"], cwd=ROOT, capture_output=True, text=True).stdout
+    for entry in json.loads(out or "{}").get("sources", []):
+        if entry.get("version") == release and entry.get("path"):
+            return Path(entry["path"])
+    raise SystemExit(f"no cached tree for {release}")
+
+
+def ast_parse(root: Path) -> tuple[float, int]:
+    files = sorted((root / "sglang").rglob("*.py"))
+    start = time.perf_counter()
+    for path in files:
+        try:
+            ast.parse(path.read_bytes())
+        except (SyntaxError, ValueError):
+            pass
+    return time.perf_counter() - start, len(files)
+
+
+def fresh_cache_with(tree: Path, cache: str, release: str, into: Path) -> str:
+    """A cache holding only this release's downloaded tree and its pin (no facts)."""
+    (into / "trees").mkdir(parents=True)
+    shutil.copytree(tree, into / "trees" / tree.name, symlinks=True)
+    for sub in ("refs",):
+        if (Path(cache) / sub).is_dir():
+            shutil.copytree(Path(cache) / sub, into / sub)
+    return str(into)
+
+
+def verdict(value: float, limit: float) -> str:
+    return "ok" if value <= limit else "OVER"
+
+
+def bench(release: str, cache: str) -> None:
+    base = ["--cache-dir", cache, "--sglang", release]
+    subprocess.run([sys.executable, "-m", "flagscan", "-q", *base, "sources", "fetch", release], cwd=ROOT,
+                   capture_output=True)
+    print(f"sglang {release}:")
+    for label, extra in (("resolve, warm", []), ("resolve --model-config, warm", ["--model-config", str(MODEL)])):
+        s, rss, code = best([*base, "resolve", "--gpu", "h200", *extra, str(UNIT)])
+        print(f"  {label:40}: {s:6.2f} s  {rss:5.0f} MiB  exit {code}  (limit 0.5 s: {verdict(s, 0.5)})")
+    s, rss, code = best([*base, "report", "--gpu", "h200", "--format", "json", "--", *ARGV])
+    print(f"  {'report --gpu h200 -- ARGV, warm':40}: {s:6.2f} s  {rss:5.0f} MiB  exit {code}"
+          f"  (limit 1 s: {verdict(s, 1.0)})")
+    tree = tree_of(cache, release)
+    with tempfile.TemporaryDirectory() as tmp:
+        cold_cache = fresh_cache_with(tree, cache, release, Path(tmp) / "cache")
+        s, rss, code = timed(["--cache-dir", cold_cache, "--sglang", release, "--offline", "report", "--gpu", "h200",
+                              "--format", "json"])
+        parse, files = ast_parse(tree)
+    print(f"  {'cold analysis (report --gpu h200)':40}: {s:6.2f} s  {rss:5.0f} MiB  exit {code}"
+          f"  (peak RSS limit 1024 MiB: {verdict(rss, 1024)})")
+    print(f"  {f'ast-only parse ({files} files)':40}: {parse:6.2f} s")
+    print(f"  {'cold analysis / ast-only parse':40}: {s / parse:6.1f}x  (limit 2.5x: {verdict(s / parse, 2.5)})")
+
+
+def main(argv: list[str]) -> int:
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--cache-dir", default=os.environ.get("FLAGSCAN_CACHE_DIR")
+                        or str(Path.home() / ".cache" / "flagscan"))
+    parser.add_argument("releases", nargs="*", default=["0.5.23"])
+    args = parser.parse_args(argv)
+    print(f"bench_perf on {os.cpu_count()} cores; PYTHONDONTWRITEBYTECODE "
+          f"{'set (each run compiles flagscan)' if os.environ.get('PYTHONDONTWRITEBYTECODE') else 'unset'}; "
+          f"load average {os.getloadavg()[0]:.1f}")
+    for release in args.releases:
+        bench(release, args.cache_dir)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
