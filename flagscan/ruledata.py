@@ -65,8 +65,8 @@ def condition_fields() -> re.Pattern[str]:
 
 
 def model_path_of(values: dict[str, Any]) -> str | None:
-    """The model path a command gives (rules/record.toml [settings] model_path), if a string."""
-    value = values.get(load("record")["settings"]["model_path"])
+    """The model path a command gives (rules/record.toml [settings] model), if a string."""
+    value = values.get(load("record")["settings"]["model"])
     return value if isinstance(value, str) else None
 
 

@@ -20,7 +20,7 @@ def test_record_shape() -> None:
     assert names["resolution"] and set(names["resolution"]) <= set(names["conditions"])
     assert all(n.isidentifier() for n in names["conditions"])
     settings = RECORD["settings"]
-    assert settings["model_path"].isidentifier() and settings["width"]
+    assert settings["model"].isidentifier() and settings["width"]
 
 
 def test_the_record_is_stated_once() -> None:
@@ -61,7 +61,7 @@ def test_command_width_and_model_path() -> None:
     assert command_width({}) == 1
     assert command_width({first: 4, second: 2}) == 8
     assert command_width({first: True, second: 0, "other": 8}) == 1
-    key = RECORD["settings"]["model_path"]
+    key = RECORD["settings"]["model"]
     assert model_path_of({key: "/m"}) == "/m" and model_path_of({key: None}) is None and model_path_of({}) is None
 
 

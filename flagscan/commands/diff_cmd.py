@@ -7,6 +7,7 @@ import json
 import click
 
 from flagscan.cli import Exit, UserError, merge_options, progress, run_guarded
+from flagscan.ruledata import model_path_of
 
 FORMATS = ("text", "json", "markdown", "sarif")
 THRESHOLD = {"error": 3, "warning": 2, "info": 1}
@@ -98,16 +99,11 @@ def startup_changes(targets, services, gpus, fixed, env: dict[str, str]) -> list
         for path in services:
             for command in read_commands(path, ()):
                 def scenario_for(values, command=command):
-                    model = fixed if fixed is not None else model_facts(None, None, _model_path(values))
+                    model = fixed if fixed is not None else model_facts(None, None, model_path_of(values))
                     return Scenario(profile, {**command.env, **env}, model)
 
                 out.append(compare_command(*targets, command, scenario_for, label).to_json())
     return out
-
-
-def _model_path(values: dict) -> str | None:
-    value = values.get("model_path")
-    return value if isinstance(value, str) else None
 
 
 def _sarif(report, after) -> dict:

@@ -127,7 +127,7 @@ def from_payload(payload: Any, where: str) -> Observed:
         ranks = []
     launch = payload.get("launch_command") if isinstance(payload.get("launch_command"), str) else None
     argv = _launch_argv(launch)
-    model_path = load("record")["settings"]["model_path"]
+    model_path = load("record")["settings"]["model"]
     if not values or model_path not in values:
         raise VerifyError(f"{where}: this does not look like SGLang's server info (no {model_path})")
     return Observed(source=where, values=values, ranks=tuple(ranks),
