@@ -113,3 +113,21 @@ def test_unknown_values_are_marked_not_guessed(tmp_path) -> None:
     flags = extract_inventory(SourceIndex(tmp_path)).by_option()
     assert isinstance(flags["--port"].default, UnknownValue)
     assert isinstance(flags["--mode"].choices, UnknownValue)
+
+
+def test_generator_reads_arg_keywords_and_branch_order_from_rule_data() -> None:
+    """Arg(...)'s keyword names and the generator's branch order are rules/cli.toml data, not code."""
+    import copy
+
+    from flagscan.ruledata import load
+
+    rules = copy.deepcopy(load("cli"))
+    rules["generator"]["metadata"]["cli_name"] = "no_such_keyword"
+    rules["generator"]["metadata"]["skip"] = "no_such_keyword_either"
+    flags = extract_inventory(SourceIndex(TREES / "era2"), rules).by_option()
+    assert "--served-name" not in flags and flags["--served-model-name"].dest == "served_model_name"
+    assert flags["--internal-only"].dest == "internal_only"
+    rules = copy.deepcopy(load("cli"))
+    rules["generator"]["branch_order"] = ["scalar"]
+    flags = extract_inventory(SourceIndex(TREES / "era2"), rules).by_option()
+    assert flags["--enable-fusion"].action != "store_true" and flags["--cuda-graph-bs"].nargs != "+"

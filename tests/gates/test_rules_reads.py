@@ -25,3 +25,20 @@ def test_accessors_are_qualified_names():
     assert idioms.role("sglang/srt/server_args.py") == "resolution"
     assert idioms.role("sglang/test/test_utils.py") is None
     assert idioms.role("sglang/srt/layers/communicator.py") == "runtime"
+
+
+def test_graph_atoms_come_from_the_graph_table(monkeypatch) -> None:
+    """The env helpers, env modules and model-config attributes the dependency graph knows are
+    rules/reads.toml [graph] (they were constants of facts/graph.py)."""
+    import flagscan.facts.graph as graph
+
+    test = ["bool", "and", [["call", ["n", "get_bool_env_var"], [["c", "SGLANG_A"]], []],
+                            ["a", ["n", "envs"], "SGLANG_B"],
+                            ["a", ["a", ["n", "self"], "model_runner"], "hf_config"]]]
+    found = {node for node, _kind in graph._atoms(test, set())}
+    assert {"env:SGLANG_A", "env:SGLANG_B", "model:config"} <= found
+    data = load("reads")
+    empty = {**data, "graph": {"env_calls": [], "env_modules": [], "model_attributes": []}}
+    monkeypatch.setattr(graph, "load", lambda name: empty if name == "reads" else load(name))
+    found = {node for node, _kind in graph._atoms(test, set())}
+    assert not found & {"env:SGLANG_A", "env:SGLANG_B", "model:config"}
