@@ -7,9 +7,10 @@ with what the entry records:
 - crash, phase startup/resolution: a rejection of that phase at the recorded file
   (certain or possible); the line is compared too and reported;
 - setting: the recorded settings written at startup with the recorded values;
-- crash, phase serving: a rejection of phase serving at the recorded file (the serving
-  phase calls what the startup entry built with a batch not known); scored apart from
-  the resolution/startup incidents, with the condition flagscan names;
+- crash, phase serving: a rejection of phase serving at the recorded line, or in the
+  recorded file with the recorded message (the serving phase calls what the startup
+  entry built with a batch not known); scored apart from the resolution/startup
+  incidents, with the condition flagscan names;
 - good: no certain rejection in any phase (a certain one is a false alarm).
 
 Usage: python bench/startup_incidents.py [--cache-dir DIR] [--only ID...] [--json OUT]
@@ -69,6 +70,11 @@ def judge(entry: dict, doc: dict | None, good: bool) -> tuple[str, str]:
         other = [r["location"] for r in rejections]
         return "missed", f"predicted {other[:3]}" if other else "no rejection predicted"
     exact = [r for r in same if r["location"] == exp["location"]]
+    if exp["phase"] == "serving":
+        # a serving raise elsewhere in the same file is another kind of batch's failure, not this one
+        same = exact or [r for r in same if exp["message"].lower() in (r.get("message") or "").lower()]
+        if not same:
+            return "missed", f"predicted {[r['location'] for r in rejections][:3]} (none at the recorded raise)"
     best = (exact or same)[0]
     kind = "caught" if best.get("certain") else "caught-possible"
     where = "" if exact else f"line {best['location']} (recorded {line})"

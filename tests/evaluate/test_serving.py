@@ -26,7 +26,7 @@ def _serving(cache, *argv: str, gpu: str = "h200") -> tuple[int, dict, list[dict
 def test_a_backend_that_refuses_one_forward_mode_is_a_possible_serving_failure_naming_it(cache) -> None:
     code, doc, serving = _serving(cache, "--attention-backend", "fa3", "--speculative-algorithm", "EAGLE")
     (raised,) = serving
-    assert raised["location"] == f"{BACKEND}:19" and raised["exception"] == "NotImplementedError"
+    assert raised["location"] == f"{BACKEND}:22" and raised["exception"] == "NotImplementedError"
     assert not raised["certain"] and raised["handler"] == "forward_decode"
     assert "forward_batch.forward_mode.is_target_verify()" in raised["condition"]
     # a possible serving failure is not a crash: the command still starts
@@ -47,6 +47,12 @@ def test_a_raise_on_the_run_s_tensors_is_counted_not_reported(cache) -> None:
     assert doc["startup"]["run_dependent_raises"] > without["startup"]["run_dependent_raises"]
 
 
+def test_a_test_of_the_batch_s_contents_rather_than_its_kind_is_counted_not_reported(cache) -> None:
+    # init_forward_metadata: `if forward_batch.encoder_lens is not None: assert ...numel() == 1`
+    _code, doc, serving = _serving(cache, "--attention-backend", "fa3")
+    assert serving == [] and doc["startup"]["run_dependent_raises"] >= 2
+
+
 def test_another_backend_is_not_called_with_the_batch(cache) -> None:
     _code, _doc, serving = _serving(cache, "--attention-backend", "triton", "--speculative-algorithm", "EAGLE")
     assert serving == []
@@ -62,3 +68,5 @@ def test_serving_entry_points_are_rule_data_with_a_schema() -> None:
         assert rule["objects"] and all(all(p.isidentifier() for p in o.split(".")) for o in rule["objects"])
         assert rule["methods"] and all(m.isidentifier() for m in rule["methods"])
         assert rule["batch"] and all(b.isidentifier() for b in rule["batch"])
+    kinds = data["serving_batch"]["kinds"]
+    assert kinds and all(k.isidentifier() for k in kinds) and len(set(kinds)) == len(kinds)

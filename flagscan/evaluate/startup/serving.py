@@ -5,9 +5,12 @@ interpreter's heap, each [[serving]] rule names an object reached from it by
 attributes (the model runner's attention backend, its model, its CUDA-graph runner)
 and the methods SGLang calls on it when batches arrive. Each method is called on its
 own fork of the startup state, with its batch parameters bound to an unknown batch
-(needs "batch:<param>") and every other parameter unknown (a run value). A raise
-there is a serving-phase rejection: the tests it assumed about the batch are the
-condition that selects that kind of batch; the tests about the configuration make it
+(needs "batch:<param>", an attribute of it "batch:<param>.<attr>") and every other
+parameter unknown (a run value). A raise there is a serving-phase rejection when the
+tests it assumed about the batch read attributes that select a kind of batch
+(rules/startup.toml [serving_batch] kinds: the forward mode, multimodal inputs...):
+those tests are its condition; a test of the batch's contents (its tensors, its
+encoder lengths) is one of the run; the tests about the configuration make it
 possible rather than certain, as in the startup phase; a raise under a test of
 anything else (tensors, torch.distributed) depends on the run and is counted. Each
 method has a step budget of its own (rules/startup.toml [serving_budget]).
@@ -63,6 +66,13 @@ class BatchAsserts:
     serving_active = False
     serving_method: Any = None  # the IR of the serving method being called (its *args/**kwargs are run values)
 
+    def getattr(self, base, attr, state, module, node=None):
+        # an attribute of the batch itself needs "batch:<param>.<attr>": which part of the batch a test reads
+        if self.serving_active and isinstance(base, Unknown) and base.needs and all(
+                n.startswith(BATCH) and "." not in n for n in base.needs):
+            return Unknown(f"{base.why}.{attr}", {f"{n}.{attr}" for n in base.needs})
+        return super().getattr(base, attr, state, module, node)  # type: ignore[misc]
+
     def bind_params(self, fn, args, kwargs, state):
         local = super().bind_params(fn, args, kwargs, state)  # type: ignore[misc]
         if self.serving_active and fn.ir is self.serving_method:
@@ -99,6 +109,7 @@ def run_serving(interp, state: State, instance: Any, entry: dict[str, Any], rule
     """Call every [[serving]] method of `entry` on what `instance` (the constructed entry) holds."""
     out = ServingRun()
     budget = int(rules.get("serving_budget", {}).get("steps", 20_000))
+    kinds = frozenset(rules.get("serving_batch", {}).get("kinds", ()))
     saved_stops = list(interp._stops)
     base = set(state.assumptions)
     interp.serving_active = True
@@ -112,7 +123,7 @@ def run_serving(interp, state: State, instance: Any, entry: dict[str, Any], rule
             out.missing.append(rule["name"])
         for obj in objs:
             for method in rule["methods"]:
-                _call(interp, state, obj, method, rule, budget, config, survival | base, out)
+                _call(interp, state, obj, method, rule, budget, config, survival | base, kinds, out)
     interp.serving_active = False
     interp._stops[:] = saved_stops  # code not followed while serving is counted, not reported as FS403
     return out
@@ -141,7 +152,7 @@ def _objects(interp, state: State, instance: Any, path: str) -> list[Obj]:
 
 
 def _call(interp, state: State, obj: Obj, method: str, rule: dict[str, Any], budget: int,
-          config: tuple[str, ...], premise: frozenset[str], out: ServingRun) -> None:
+          config: tuple[str, ...], premise: frozenset[str], kinds: frozenset[str], out: ServingRun) -> None:
     found, fn = obj.cls.lookup(method)
     if not found or not isinstance(fn, FuncVal):
         return
@@ -168,7 +179,7 @@ def _call(interp, state: State, obj: Obj, method: str, rule: dict[str, Any], bud
         interp.call_budget, interp.steps, interp.notes = saved_budget, saved_steps, saved_notes
     out.methods += 1
     for raised_state, exc in s.raised:
-        found_raise = _classify(interp, raised_state, exc, rule, where, config, premise, start)
+        found_raise = _classify(interp, raised_state, exc, rule, where, config, premise, kinds, start)
         if found_raise is None:
             out.run_dependent += 1
         else:
@@ -176,8 +187,14 @@ def _call(interp, state: State, obj: Obj, method: str, rule: dict[str, Any], bud
     out.exhausted = sorted(set(out.exhausted))
 
 
+def _kind(need: str, kinds: frozenset[str]) -> bool:
+    """Whether a batch need ("batch:<param>.<attr>") reads an attribute that selects a kind of batch."""
+    _param, dot, attr = need[len(BATCH):].partition(".")
+    return bool(dot) and attr in kinds
+
+
 def _classify(interp, s: State, exc: Any, rule: dict[str, Any], where: str, config: tuple[str, ...],
-              premise: frozenset[str], start: int):
+              premise: frozenset[str], kinds: frozenset[str], start: int):
     from flagscan.evaluate.resolve import _text
     from flagscan.evaluate.startup.run import StartupRaise
 
@@ -191,8 +208,8 @@ def _classify(interp, s: State, exc: Any, rule: dict[str, Any], where: str, conf
         if a in premise:
             continue
         got = set(interp.assumed_needs.get(a, frozenset()) or {"runtime:" + a})
-        if any(not (n.startswith(BATCH) or n.startswith(config)) for n in got):
-            return None
+        if any(not (_kind(n, kinds) if n.startswith(BATCH) else n.startswith(config)) for n in got):
+            return None  # a test of the run, or of the batch's contents rather than its kind
         if any(n.startswith(BATCH) for n in got):
             batch.append(" ".join(a.split()))
         needs |= {n for n in got if not n.startswith(BATCH)}
