@@ -20,6 +20,10 @@ def tree_digest(root: Path) -> str:
     its manifest when it is served); any other tree is named by its files' sizes and mtimes."""
     if _CONTENT_ADDRESSED.fullmatch(root.name) and (root / "MANIFEST.json").is_file():
         return root.name
+    return shared("tree", str(root.resolve()), lambda: _listing_digest(root))
+
+
+def _listing_digest(root: Path) -> str:
     from flagscan.extract.reads import tree_listing
 
     h = hashlib.sha256()

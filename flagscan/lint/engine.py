@@ -69,7 +69,7 @@ def lint_file(path: str, options: LintOptions, text: str | None = None) -> FileR
     rules = [r for r in all_rules() if options.selection.enabled(r, path)]
     enabled = {r.code for r in rules}
     try:
-        commands = read_launch_source(source, kind=options.kind)
+        commands = _read_shared(source, options.kind, read_launch_source)
     except InputError as exc:
         if not str(exc).endswith(NO_LAUNCH):
             raise
@@ -102,6 +102,16 @@ def lint_file(path: str, options: LintOptions, text: str | None = None) -> FileR
 
         fixed, fix_notes = fix_text(text, kept, contexts)
     return FileResult(str(path), tuple(results), tuple(kept), dropped, fixed, tuple(fix_notes), text)
+
+
+def _read_shared(source, kind: str | None, read: Callable[..., Any]) -> Any:
+    """The file's launch commands, read once per lint of many files (each GPU of a list lints it again)."""
+    import hashlib
+
+    from flagscan.evaluate.cachekey import shared
+
+    key = hashlib.sha256(f"{source.path}\0{kind}\0{source.text}".encode()).hexdigest()
+    return shared("launch", key, lambda: read(source, kind=kind))
 
 
 def _context(command, options: LintOptions) -> Context:
