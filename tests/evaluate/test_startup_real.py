@@ -26,7 +26,11 @@ def test_double_sparsity_makes_the_model_runner_switch_to_triton(real_cache_dir)
     assert graphs["value"] is True and graphs["because"][-1]["location"] == "sglang/srt/model_executor/model_runner.py:835"
 
 
-@pytest.mark.parametrize("release", ["0.5.10", "0.5.23"])
+# One release per minor step from 0.5.5 to the newest (the releases the README names).
+DENSE_RELEASES = ["0.5.5", "0.5.8", "0.5.10", "0.5.12", "0.5.14", "0.5.16", "0.5.18", "0.5.20", "0.5.22", "0.5.23"]
+
+
+@pytest.mark.parametrize("release", DENSE_RELEASES)
 def test_a_plain_dense_deployment_gets_no_rejection_in_any_phase(real_cache_dir, release) -> None:
     doc = _resolve(real_cache_dir, release, "--gpu", "h200", "--model-config", f"{MODELS}/llama-3-8b", "--",
                    "--model-path", "m", "--tp", "1")
