@@ -48,13 +48,67 @@ def lint_files(paths: Sequence[str], options: LintOptions, texts: dict[str, str]
     from flagscan.evaluate.cachekey import sharing
 
     texts = texts or {}
-    items: Iterable[str] = paths
+    bar = None
     if progress and len(paths) > 1:
-        from flagscan.progress import track
+        from flagscan.progress import Progress
 
-        items = track(paths, len(paths), "flagscan: linting")
-    with sharing():
-        return [lint_file(p, options, texts.get(p)) for p in items]
+        bar = Progress("flagscan: linting", len(paths))
+    try:
+        with sharing():
+            chunks = _chunks(list(paths))
+            if len(chunks) > 1:
+                return _in_workers(chunks, options, texts, bar)
+            out = []
+            for p in paths:
+                out.append(lint_file(p, options, texts.get(p)))
+                if bar is not None:
+                    bar.advance()
+            return out
+    finally:
+        if bar is not None:
+            bar.close()
+
+
+POOL_MIN_FILES = 48    # below this, forking costs more than it saves
+_CHUNK = 16
+_FORKED: tuple[Any, ...] = ()
+
+
+def _chunks(paths: list[str]) -> list[list[str]]:
+    import multiprocessing
+    import os
+
+    if len(paths) < POOL_MIN_FILES or (os.cpu_count() or 1) < 2 \
+            or "fork" not in multiprocessing.get_all_start_methods():
+        return [paths]
+    return [paths[i:i + _CHUNK] for i in range(0, len(paths), _CHUNK)]
+
+
+def _lint_chunk(paths: list[str]) -> list[FileResult]:
+    options, texts = _FORKED
+    return [lint_file(p, options, texts.get(p)) for p in paths]
+
+
+def _in_workers(chunks: list[list[str]], options: LintOptions, texts: dict[str, str], bar: Any) -> list[FileResult]:
+    """Files are independent: chunks of them go to forked workers (one per core), in order.
+    The options hold closures (the model lookup), which only a forked child inherits."""
+    import multiprocessing
+    import os
+    from concurrent.futures import ProcessPoolExecutor
+
+    global _FORKED
+    _FORKED = (options, texts)
+    out: list[FileResult] = []
+    try:
+        with ProcessPoolExecutor(max_workers=min(os.cpu_count() or 1, len(chunks)),
+                                 mp_context=multiprocessing.get_context("fork")) as pool:
+            for results in pool.map(_lint_chunk, chunks):
+                out.extend(results)
+                if bar is not None:
+                    bar.advance(len(results))
+    finally:
+        _FORKED = ()
+    return out
 
 
 def lint_file(path: str, options: LintOptions, text: str | None = None) -> FileResult:

@@ -52,3 +52,17 @@ def test_many_files_give_each_file_its_own_findings_and_resolve_each_command_onc
         alone.extend(doc["diagnostics"])
     assert together["diagnostics"] == alone
     assert code == max(codes)
+
+
+def test_files_spread_over_worker_processes_give_the_same_findings_in_order(tmp_path, monkeypatch) -> None:
+    import flagscan.lint.engine as engine
+
+    files = _fleet().generate(tmp_path / "units", 12)
+    _code, alone = _lint(tmp_path / "cache", files)
+    monkeypatch.setattr(engine, "POOL_MIN_FILES", 2)
+    monkeypatch.setattr(engine, "_CHUNK", 5)
+    assert len(engine._chunks([str(f) for f in files])) == 3
+    _code, spread = _lint(tmp_path / "cache", files)
+    assert spread["diagnostics"] == alone["diagnostics"]
+    assert [d["location"]["path"] for d in spread["diagnostics"]] == \
+        [d["location"]["path"] for d in alone["diagnostics"]]
