@@ -51,6 +51,7 @@ class Launch:
     parse_errors: list[str] = field(default_factory=list)   # what SGLang's parser would refuse
     startup: list[tuple[str, Any]] = field(default_factory=list)  # (dest, certain startup raise it is due to)
     startup_result: Any = None  # flagscan.evaluate.startup.StartupResult (None: not reached)
+    packages: Any = None   # flagscan.evaluate.packages.Packages: the release's pins and --package
 
 
 def launch_for(rev, gpu, file, argv, kind, env_pairs, model_config, model_arch) -> Launch:
@@ -58,8 +59,9 @@ def launch_for(rev, gpu, file, argv, kind, env_pairs, model_config, model_arch) 
     from flagscan.commands.scenario import model_facts, parse_env
 
     extra_env = parse_env(env_pairs)
+    packages = run_packages(rev, gpu)
     if not file and not argv:
-        return Launch(None, [], set(), extra_env, model_facts(model_config, model_arch, None))
+        return Launch(None, [], set(), extra_env, model_facts(model_config, model_arch, None), packages=packages)
     from flagscan.evaluate import Scenario, predict
     from flagscan.evaluate.gates_run import runtime_env, runtime_settings
     from flagscan.inputs import parse_command
@@ -70,11 +72,25 @@ def launch_for(rev, gpu, file, argv, kind, env_pairs, model_config, model_arch) 
     model_path = model_path_of(values)
     facts = model_facts(model_config, model_arch, model_path)
     env = {**command.env, **extra_env}
-    resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, Scenario(gpu, env, facts))
+    resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, Scenario(gpu, env, facts, packages))
     errors = [f"{d.code} {d.message}" for d in parsed.diagnostics if d.severity.value == "error"]
-    result, startup = startup_blame(rev, values, Scenario(gpu, env, facts), resolution)
+    result, startup = startup_blame(rev, values, Scenario(gpu, env, facts, packages), resolution)
     return Launch(runtime_settings(resolution), resolution.rejections, set(values), runtime_env(resolution, env),
-                  facts, errors, startup, result)
+                  facts, errors, startup, result, packages)
+
+
+def run_packages(rev, gpu) -> Any:
+    """The run's packages on this GPU's vendor: the release's pins and the group's --package."""
+    from flagscan.cli import Options
+    from flagscan.evaluate.packages import PackageSpecError, for_revision
+
+    ctx = click.get_current_context(silent=True)
+    opts = ctx.find_root().obj if ctx is not None else None
+    opts = opts if isinstance(opts, Options) else Options()
+    try:
+        return for_revision(rev.tree, rev.cache_dir, offline=opts.offline, pairs=opts.packages, vendor=gpu.vendor)[0]
+    except PackageSpecError as exc:
+        raise UserError(str(exc)) from None
 
 
 def startup_blame(rev, values: dict[str, Any], scenario, resolution) -> tuple[Any, list[tuple[str, Any]]]:
@@ -144,14 +160,16 @@ def gate_reports(rev, reads, gpus, launch_of, flags=None) -> dict[str, dict[str,
 
         def build(profile=profile, launch=launch, label=label):
             gg = evaluate_gpu(rev.tree.root, rev.cache_dir, rev.inventory, get_reads(), profile, env=launch.env,
-                              model=launch.model, settings=launch.settings, flags=flags, label=label)
+                              model=launch.model, settings=launch.settings, flags=flags, label=label,
+                              packages=launch.packages)
             apply_rejections(gg, launch.rejections, launch.user_dests)
             return gpu_json(gg)
 
         builds[label] = build
         if flags is None:
             keys[label] = gates_key(rev.tree.root, profile, launch.env, launch.model, launch.settings,
-                                    launch.user_dests, sorted(f.dest for f in rev.inventory.flags), "report")
+                                    launch.user_dests, sorted(f.dest for f in rev.inventory.flags), "report",
+                                    launch.packages.key() if launch.packages is not None else None)
     cached = {label: cached_json(rev.cache_dir, key, None, _is_report) for label, key in keys.items()}
     todo = [label for label in builds if cached.get(label) is None]
     if todo:

@@ -64,7 +64,7 @@ def mirrors_of(tree_reads, dests: set[str], value_of) -> dict[str, dict[str, Any
 def evaluate_gpu(root: Path, cache_dir: Path | None, inventory: Inventory, tree_reads, gpu: GpuProfile, *,
                  env: dict[str, str] | None = None, model: ModelFacts | None = None,
                  settings: dict[str, Any] | None = None, flags: list[str] | None = None,
-                 label: str | None = None) -> GpuGates:
+                 label: str | None = None, packages: Any = None) -> GpuGates:
     dests = {f.dest for f in inventory.flags}
     dests |= {w.target for fa in tree_reads.files.values() for w in fa.writes}
 
@@ -73,7 +73,7 @@ def evaluate_gpu(root: Path, cache_dir: Path | None, inventory: Inventory, tree_
             return settings[dest]
         return Unknown(dest, {f"setting:{dest}"})
 
-    world = World(gpu, dict(env or {}), model, None, env_open=True)
+    world = World(gpu, dict(env or {}), model, None, env_open=True, dists=packages)
     interp = GateInterpreter(ModuleStore(root, cache_dir), world, mirrors_of(tree_reads, dests, value_of))
     evaluator = GateEvaluator(tree_reads, dests, interp, settings)
     wanted = flags if flags is not None else [f.dest for f in inventory.flags]
@@ -240,6 +240,10 @@ def gpu_json(gg: GpuGates) -> dict[str, Any]:
     # where the gate interpreter could not follow SGLang's code (flagscan.evaluate.giveup.Stop), sorted
     stops = getattr(gg.evaluator.interp, "stops", []) if gg.evaluator is not None else []
     data["stopped"] = [s.to_json() for s in sorted(stops, key=lambda s: (location_key(s.location), s.construct, s.what))]
+    # the package facts a gate consulted, with the assumption each rests on (flagscan.evaluate.packages)
+    world = gg.evaluator.interp.world if gg.evaluator is not None else None
+    if world is not None and world.package_uses:
+        data["packages"] = dict(sorted(world.package_uses.items()))
     return data
 
 

@@ -77,18 +77,18 @@ def parse_requirement(line: str) -> Requirement | None:
 
 
 def parse_metadata(metadata: str, entry_points: str, origin: str) -> DistMeta:
-    version = None
+    """The core metadata's headers (RFC 822: a field may continue over indented lines, some of
+    them blank but for the indent, as a License text does); the body is the long description."""
+    from email.parser import HeaderParser
+
+    headers = HeaderParser().parsestr(metadata)
+    version = headers.get("Version")
     requires = []
-    for line in metadata.splitlines():
-        if not line.strip():
-            break  # the headers end at the first blank line; the long description follows
-        key, _, value = line.partition(":")
-        if key == "Version":
-            version = value.strip()
-        elif key == "Requires-Dist":
-            req = parse_requirement(value.strip())
-            if req is not None:
-                requires.append(req)
+    for value in headers.get_all("Requires-Dist") or []:
+        req = parse_requirement(" ".join(str(value).split()))
+        if req is not None:
+            requires.append(req)
+    version = version.strip() if isinstance(version, str) else None
     return DistMeta(version, tuple(sorted(requires, key=lambda r: (r.name, not r.default))),
                     tuple(sorted(console_scripts(entry_points))), origin)
 

@@ -13,7 +13,7 @@ from flagscan.source.cache import Cache, _read_json, _write_json_atomic
 from flagscan.source.distmeta import DistMeta, read_installed, read_wheel
 from flagscan.source.model import SourceError, SourceTree
 
-FORMAT = 1
+FORMAT = 2   # 2: Requires-Dist read past a License field's indented blank lines
 _RELEASE = re.compile(r"\d+(\.\d+)*(\.post\d+|rc\d+)?")
 
 

@@ -18,6 +18,10 @@ from flagscan.source.distmeta import parse_metadata, read_wheel
 METADATA = """Metadata-Version: 2.4
 Name: sglang
 Version: 0.5.99
+License:                                  Apache License
+                                   Version 2.0, January 2004
+        
+           TERMS AND CONDITIONS FOR USE
 Requires-Dist: aiohttp
 Requires-Dist: flashinfer_python[cu13]==0.7.2
 Requires-Dist: sglang-kernel==0.4.10
