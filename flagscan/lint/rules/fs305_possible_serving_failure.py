@@ -51,7 +51,7 @@ VALID = (
 )
 INVALID = (
     Example("--model-path m --attention-backend fa3 --speculative-algorithm EAGLE", gpu="h200", model=_LLAMA,
-            expect=("FS305",), at=("1:1",)),
+            expect=("FS305",), at=("1:40",)),
 )
 
 
@@ -60,14 +60,27 @@ def severity(raised) -> Severity:
     return SEVERITY if raised.exception in UNSUPPORTED or raised.needs else Severity.INFO
 
 
+def _at_read_flag(ctx, d: Diagnostic, raised) -> Diagnostic:
+    """Where no flag is named in the condition: at the first flag given whose setting the serving path read."""
+    from dataclasses import replace
+
+    if d.flag:
+        return d
+    for dest in raised.reads:
+        given = ctx.parsed.values.get(dest)
+        if given is not None and given.location is not None:
+            return replace(d, location=given.location, flag=given.option)
+    return d
+
+
 def check(ctx):
     serving = [r for r in ctx.startup.rejections if r.phase == "serving"]
     serving.sort(key=lambda r: (severity(r) is not SEVERITY, r.location, r.message))
     if len(serving) <= MAX_EACH:
-        return [finding(ctx, CODE, severity(r), MESSAGE.format(condition=r.condition, message=r.message or r.exception),
-                        r, condition=r.condition) for r in serving]
+        return [_at_read_flag(ctx, finding(ctx, CODE, severity(r), MESSAGE.format(
+            condition=r.condition, message=r.message or r.exception), r, condition=r.condition), r) for r in serving]
     first = serving[0]
     worst = SEVERITY if any(severity(r) is SEVERITY for r in serving) else Severity.INFO
     d: Diagnostic = finding(ctx, CODE, worst, SUMMARY.format(count=len(serving), condition=first.condition), first,
                             condition=first.condition, checks=[r.location for r in serving])
-    return [d]
+    return [_at_read_flag(ctx, d, first)]
