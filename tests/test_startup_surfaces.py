@@ -131,3 +131,29 @@ def test_diff_where_a_revision_has_no_startup_path_says_not_followed(cache, tmp_
                       "--gpu", "h200", "--model-config", str(ROOT / LLAMA), "--format", "json")
     (change,) = doc["startup"]
     assert change["startup"]["new"] == "not followed" and change["removed"] == [] and change["added"] == []
+
+
+def test_fs305_says_many_serving_failures_once_with_their_count() -> None:
+    from types import SimpleNamespace
+
+    from flagscan.diagnostics import FileLocation, Severity
+    from flagscan.evaluate.startup.run import StartupRaise
+    from flagscan.lint.rules import fs305_possible_serving_failure as fs305
+
+    def raised(i: int, exception: str = "AssertionError") -> StartupRaise:
+        return StartupRaise(f"sglang/srt/b.py:{i}", "forward_decode", exception, f"m{i}",
+                            f"forward_batch.forward_mode.is_mode{i}()", False, (), "attention backend", "serving")
+
+    def ctx(rejections):
+        return SimpleNamespace(startup=SimpleNamespace(rejections=rejections), parsed=SimpleNamespace(values={}),
+                               command_location=FileLocation("u.sh", 1, 1))
+
+    few = fs305.check(ctx([raised(1), raised(2, "NotImplementedError")]))
+    assert [(d.code, d.severity) for d in few] == [("FS305", Severity.WARNING), ("FS305", Severity.INFO)]
+    many = fs305.check(ctx([raised(i) for i in range(1, 6)] + [raised(9, "NotImplementedError")]))
+    (summary,) = many
+    assert summary.severity is Severity.WARNING and len(summary.data["checks"]) == 6
+    assert summary.data["condition"] == "forward_batch.forward_mode.is_mode9()"   # the unsupported one first
+    # a startup-phase raise is FS303/FS304's, not FS305's
+    startup = StartupRaise("sglang/srt/c.py:1", "f", "RuntimeError", "m", "", True, (), "TP worker", "startup")
+    assert fs305.check(ctx([startup])) == []
