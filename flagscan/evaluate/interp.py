@@ -117,9 +117,12 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                 nexts = [s for k, s, _ in outcomes if k == "next"]
                 if nexts:
                     joined = join_states(nexts, "module-level code")
+                    # a path that went through a raise runs on a fork with its own locals (an
+                    # `except ImportError:` body's assignments): they are the module's globals
+                    if joined.locals is not module.globals:
+                        for key, val in list(joined.locals.items()):
+                            module.globals[key] = val
                     joined.locals = module.globals
-                    for key, val in list(joined.locals.items()):
-                        module.globals[key] = val
                     state.heap, state.chain, state.owned = joined.heap, joined.chain, joined.owned
                     state.modified, state.outer = joined.modified, joined.outer
                 else:

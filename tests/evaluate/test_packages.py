@@ -95,3 +95,49 @@ def test_every_module_entry_names_distributions() -> None:
     modules = load("packages")["modules"]
     assert modules and all(isinstance(v, list) and v and all(isinstance(d, str) for d in v) for v in modules.values())
     assert load("packages")["pins"]["vendors"]
+
+
+IMPORTS = '''
+try:
+    import aiter
+    HAVE_AITER = True
+except ImportError:
+    HAVE_AITER = False
+
+
+def main():
+    return HAVE_AITER
+'''
+
+
+@pytest.mark.parametrize("overrides, expected", [({"amd-aiter": None}, False), ({"amd-aiter": "0.1.5"}, True)])
+def test_an_import_of_a_package_known_absent_raises_import_error(tmp_path: Path, overrides, expected) -> None:
+    from flagscan.evaluate.interp import Interpreter
+    from flagscan.evaluate.state import State
+    from flagscan.extract.irstore import ModuleStore
+    from tests.evaluate.helpers import write_tree
+
+    root = write_tree(tmp_path / "tree", {"sglang/srt/mod.py": IMPORTS})
+    world = World(profile_from_spec("h200"), {}, dists=build(None, overrides=overrides))
+    interp = Interpreter(ModuleStore(root, tmp_path / "cache"), world)
+    state = State({}, {})
+    module = interp.import_module("sglang.srt.mod", state)
+    assert interp.call(interp.deref(module.globals["main"], state), [], {}, state, module) is expected
+    assert world.package_uses["amd-aiter"].endswith("(--package)")
+
+
+def test_installed_mode_reads_the_environment(monkeypatch) -> None:
+    from types import SimpleNamespace
+
+    from flagscan.evaluate import packages as pk
+    from flagscan.source import distmeta, release_meta
+
+    meta = parse_metadata(METADATA, "", "installed dist-info")
+    monkeypatch.setattr(release_meta, "read_installed", lambda: meta)
+    monkeypatch.setattr(distmeta, "installed_versions",
+                        lambda names: {distmeta.normalise(n): ("0.6.0" if "flashinfer" in n else None) for n in names})
+    tree = SimpleNamespace(provider="installed", revision="installed", version="0.5.99")
+    packages, why = pk.for_revision(tree, None, offline=True)
+    assert why is None
+    assert packages.dist("flashinfer-python").evidence == "package:flashinfer-python==0.6.0 (installed)"
+    assert packages.dist("sglang-kernel").present is False   # pinned, but not installed here
