@@ -4,7 +4,6 @@ from __future__ import annotations
 
 import sys
 from collections.abc import Iterator
-from importlib import metadata
 from pathlib import Path
 from typing import Any
 
@@ -84,6 +83,8 @@ def default_pin() -> tuple[str, str]:
 
 
 def installed_version() -> str | None:
+    from importlib import metadata  # asked only without --sglang: importing it costs every run ~40 ms
+
     try:
         return metadata.version("sglang")
     except metadata.PackageNotFoundError:
