@@ -121,7 +121,7 @@ def _packages(rev, opts, pairs: tuple[str, ...]) -> dict:
 def _check_program(rev, opts, command, model_config) -> None:
     """The command's program must be the one whose resolution flagscan follows (the language-model
     server's parser, rules/programs.toml); another is said in one line, never read as that one."""
-    from flagscan.extract.programs import choose, model_files
+    from flagscan.lint.programs import choose, model_files
     from flagscan.source.release_meta import release_meta
 
     args = [a.text for a in command.args]

@@ -169,7 +169,7 @@ def _read_shared(source, kind: str | None, read: Callable[..., Any]) -> Any:
 
 
 def _context(command, options: LintOptions) -> Context:
-    from flagscan.extract.programs import for_command
+    from flagscan.lint.programs import for_command
     from flagscan.inputs import parse_command
     from flagscan.inputs.argv import ParsedCommand
 
