@@ -59,4 +59,5 @@ def test_a_hybrid_gdn_model_with_flashinfer_on_blackwell_crashes_at_startup(real
     crash = [r for r in doc["rejections"] if r["certain"]]
     assert [(r["phase"], r["location"]) for r in crash] == [
         ("startup", "sglang/srt/layers/attention/attention_registry.py:202")]
-    assert not _resolve(real_cache_dir, "0.5.8", *args, "triton")["rejections"]
+    # with triton it starts (the serving phase may still name kinds of batches the backend refuses)
+    assert not [r for r in _resolve(real_cache_dir, "0.5.8", *args, "triton")["rejections"] if r["phase"] != "serving"]
