@@ -73,6 +73,7 @@ def test_startup_entries() -> None:
         for value in [*entry["args"].values(), *(v for s in steps for v in s["args"].values())]:
             assert value == "record" or value.split(":", 1)[0] in ("const", "unknown"), value
         assert all(s["function"].startswith("sglang.") for s in steps)
+        assert all(isinstance(m, str) and m.isidentifier() for m in entry.get("then", []))
     for registry in data["registry"]:
         assert registry["kind"] == "module-attribute" and registry["attribute"].isidentifier()
         assert registry["function"].startswith("sglang.")

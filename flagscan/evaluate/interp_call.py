@@ -138,6 +138,10 @@ class CallsMixin:
                 return GeneratorVal(gen.func, gen.locals, context=True)
             return unknown_of(gen, why=self._text(node) if node else "a contextmanager call")
         if isinstance(func, External):
+            if func.path == "builtins.object" and not args and not kwargs:
+                # object() is an instance unlike any other: the sentinel idiom (`_MISSING = object()`,
+                # `if value is _MISSING: raise`) is then decided by identity, as Python decides it
+                return self.new_obj(ClassVal("object", module, None, [func]), state)
             if any(isinstance(a, GeneratorVal) for a in list(args) + list(kwargs.values())):
                 # the generator runs when the outside code iterates it: what it writes happens
                 args = [self._consumed(a, state, module) for a in args]

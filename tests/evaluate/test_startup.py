@@ -99,3 +99,28 @@ def test_startup_results_are_cached(cache, tmp_path) -> None:
     first = _resolve(tmp_path, *args)
     assert list((tmp_path / "facts" / "startup").glob("*.json"))
     assert _resolve(tmp_path, *args) == first
+
+
+def test_a_step_the_scheduler_runs_after_building_the_worker_is_followed(cache) -> None:
+    # 0.5.14+: the scheduler calls TpModelWorker.init_cuda_graphs() once the worker is built
+    # (rules/startup.toml `then`); the fixture's capture refuses triton below sm75
+    code, doc = _resolve(cache, "--gpu", "sm70", "--model-config", LLAMA, "--",
+                         "--model-path", "m", "--attention-backend", "triton")
+    assert code == 1
+    crash = [r for r in _startup(doc) if r["certain"]]
+    assert [(r["location"], r["handler"], r["exception"]) for r in crash] == [
+        ("sglang/srt/model_executor/model_runner.py:74", "init_cuda_graphs", "RuntimeError")]
+    _code, doc = _resolve(cache, "--gpu", "h200", "--model-config", LLAMA, "--",
+                          "--model-path", "m", "--attention-backend", "triton")
+    assert _startup(doc) == []
+
+
+def test_an_object_sentinel_is_told_apart_by_identity(cache) -> None:
+    # model_runner.py: `_UNSET = object()` ... `if backend is _UNSET: raise`: a known setting is
+    # not the sentinel, so that raise is dead and the capture check after it stays certain
+    _code, doc = _resolve(cache, "--gpu", "sm70", "--model-config", LLAMA, "--",
+                          "--model-path", "m", "--attention-backend", "triton")
+    assert not any(r["location"].endswith("model_runner.py:71") for r in doc["rejections"])
+    assert [r["certain"] for r in _startup(doc)] == [True]
+    # not even counted as depending on the run: the only such raise is the NCCL port's
+    assert doc["startup"]["run_dependent_raises"] == 1

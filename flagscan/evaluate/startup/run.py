@@ -231,6 +231,16 @@ def _prelude(interp, state: State, record: Obj, step: dict[str, Any]) -> None:
     interp.call(fn, [], kwargs, state, module)
 
 
+def _then(interp, state: State, instance: Any, name: str, module: ModuleVal) -> None:
+    """A method the process calls on the entry once built, where the release's class defines it."""
+    if not isinstance(instance, Obj):
+        return
+    found, fn = instance.cls.lookup(name)
+    if not found or not isinstance(fn, FuncVal):
+        return
+    interp.call(interp.getattr(instance, name, state, module), [], {}, state, module)
+
+
 def _params(cls: ClassVal) -> set[str] | None:
     found, init = cls.lookup("__init__")
     if not found or not isinstance(init, FuncVal):
@@ -265,6 +275,8 @@ def run_entries(interp, state: State, record: Obj, rules: dict[str, Any]) -> Sta
             for step in entry.get("prelude", []):
                 _prelude(interp, state, record, step)
             instance = interp.call(cls, [], kwargs, state, module)
+            for name in entry.get("then", []):
+                _then(interp, state, instance, name, module)
         except Dead:
             completed = False
         except Budget:
