@@ -93,16 +93,21 @@ def startup_changes(targets, services, gpus, fixed, env: dict[str, str]) -> list
     from flagscan.commands.scenario import model_facts
     from flagscan.evaluate import Scenario
     from flagscan.evaluate.startup.compare import compare_command
+    from flagscan.inputs import parse_command
 
     out = []
     for label, profile in gpus:
         for path in services:
             for command in read_commands(path, ()):
+                def values_for(target, command=command):
+                    return {dest: v.value for dest, v in parse_command(command, target.inventory).values.items()}
+
                 def scenario_for(values, command=command):
                     model = fixed if fixed is not None else model_facts(None, None, model_path_of(values))
                     return Scenario(profile, {**command.env, **env}, model)
 
-                out.append(compare_command(*targets, command, scenario_for, label).to_json())
+                out.append(compare_command(*targets, values_for, scenario_for, (str(command.path), command.line),
+                                           label).to_json())
     return out
 
 

@@ -1,7 +1,7 @@
 """evaluate: the startup and serving rejections of one launch command at two revisions (for `diff`).
 
-Each revision parses the command with its own parser, resolves it and runs its startup
-phase for the same scenario; a rejection is the same across revisions when its phase,
+Each revision parses the command with its own parser (the caller's `values_for`: parsing
+is the inputs stage's), resolves it and runs its startup phase for the same scenario; a rejection is the same across revisions when its phase,
 exception and message agree (its file and line move between releases). A revision whose
 resolution certainly refuses the command does not reach startup: its side says so
 (`reached: false`) instead of listing nothing.
@@ -32,16 +32,11 @@ def _key(r) -> tuple[str, str, str]:
     return (r.phase, r.exception, r.message)
 
 
-def startup_of(target, command, scenario_for) -> tuple[str, Any]:
-    """(state, StartupResult or None) of `command` at `target` (a flagscan.lint.Target);
-    `scenario_for(values)` gives the Scenario for the parsed values (the model may come from them)."""
+def startup_of(target, values: dict[str, Any], scenario) -> tuple[str, Any]:
+    """(state, StartupResult or None) of a command's parsed `values` at `target` (a flagscan.lint.Target)."""
     from flagscan.evaluate import predict
     from flagscan.evaluate.startup.predict import predict_startup
-    from flagscan.inputs import parse_command
 
-    parsed = parse_command(command, target.inventory)
-    values = {dest: v.value for dest, v in parsed.values.items()}
-    scenario = scenario_for(values)
     resolution = predict(target.root, target.cache_dir, target.inventory, values, scenario)
     if any(getattr(r, "certain", False) for r in resolution.rejections):
         return "not reached", None
@@ -51,12 +46,18 @@ def startup_of(target, command, scenario_for) -> tuple[str, Any]:
     return ("not followed", None) if result.stopped else ("analysed", result)
 
 
-def compare_command(old, new, command, scenario_for, label: str) -> StartupChange:
-    (was_state, before), (now_state, after) = startup_of(old, command, scenario_for), startup_of(new, command, scenario_for)
+def compare_command(old, new, values_for, scenario_for, where: tuple[str, int], label: str) -> StartupChange:
+    """`values_for(target)`: the command parsed by that revision's parser (dest -> value);
+    `scenario_for(values)`: the Scenario for them (the model may come from them)."""
+    sides = []
+    for target in (old, new):
+        values = values_for(target)
+        sides.append(startup_of(target, values, scenario_for(values)))
+    (was_state, before), (now_state, after) = sides
     was = {_key(r): r for r in (before.rejections if before else [])}
     now = {_key(r): r for r in (after.rejections if after else [])}
     # added: new at a revision that reaches startup, where the old one reached it too or refused
     # the command earlier; removed: only when both were analysed (else it is not known)
     added = tuple(now[k] for k in sorted(set(now) - set(was))) if after and was_state != "not followed" else ()
     removed = tuple(was[k] for k in sorted(set(was) - set(now))) if before and after else ()
-    return StartupChange(str(command.path), command.line, label, added, removed, (was_state, now_state))
+    return StartupChange(where[0], where[1], label, added, removed, (was_state, now_state))
