@@ -16,7 +16,6 @@ from typing import Any
 
 from flagscan.evaluate.gates_store import GateInterpreter
 from flagscan.evaluate.interp import Budget, Dead, truth
-from flagscan.evaluate.state import State
 from flagscan.evaluate.values import Unknown
 from flagscan.facts.reads import CallSite, FileFacts, Guard, Read, reads_in, transform
 from flagscan.strict import give_up
@@ -148,7 +147,7 @@ class GateEvaluator:
         local_names = facts.scopes.get(scope, [])
         reads: dict[str, Any] = {}
         ir = _substitute(test, reads, self, subject)
-        state = State({}, {n: Unknown(n, {f"runtime:{n}"}) for n in local_names})
+        state = self.interp.guard_state(local_names)
         state.locals.update(reads)
         try:
             self.interp.top_level()

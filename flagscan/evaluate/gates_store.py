@@ -27,11 +27,22 @@ class GateInterpreter(Interpreter):
         self._state = State({}, {})
 
     def import_module(self, name: str, state: State) -> Any:
-        fresh = name not in self.modules
-        module = super().import_module(name, state)
-        if fresh and isinstance(module, ModuleVal):
+        if name in self.modules:
+            return super().import_module(name, state)
+        # A module's objects (`_PLATFORM = PlatformContext()`) live in the heap of the state
+        # its body ran in. Run it in the module-level state every guard starts from, even when
+        # a guard's call imports it, so the next guard sees them too; this path sees them now.
+        module = super().import_module(name, self._state)
+        if state is not self._state:
+            for oid, attrs in self._state.heap.items():
+                state.heap.setdefault(oid, attrs)
+        if isinstance(module, ModuleVal):
             self._runtime_globals(module)
         return module
+
+    def guard_state(self, local_names: list[str]) -> State:
+        """A fresh path for one guard: the module-level objects, shared copy-on-write."""
+        return State(dict(self._state.heap), {n: Unknown(n, {f"runtime:{n}"}) for n in local_names})
 
     def _runtime_globals(self, module: ModuleVal) -> None:
         ir = self.store.get(module.name)
