@@ -3,15 +3,18 @@
 from __future__ import annotations
 
 import stat
-import tarfile
-import zipfile
 from collections.abc import Callable, Iterator
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from flagscan.source.cache import TreeBuilder
 from flagscan.source.model import PACKAGE, SourceError, is_wanted
+
+if TYPE_CHECKING:
+    import tarfile
+    import zipfile
 
 MAX_TOTAL_BYTES = 1 << 30  # the .py files of the largest SGLang wheels are ~70 MB
 
@@ -86,6 +89,9 @@ def _package_prefix(archive: Path, members: list[Member]) -> str:
 
 def extract_archive(archive: Path, builder: TreeBuilder) -> None:
     """Copy the wanted ``sglang/**.py`` members of a wheel or sdist into ``builder``."""
+    import tarfile  # here, not at import: a warm run never unpacks
+    import zipfile
+
     try:
         if zipfile.is_zipfile(archive):
             with zipfile.ZipFile(archive) as zf:
