@@ -105,14 +105,14 @@ class GateEvaluator:
         hit = self._memo.get(key)
         if hit is not None:
             return hit
-        t, needs = self.test(guard.test, facts, guard.scope, subject)
+        t, needs = self.test(guard.test, facts, guard.scope, subject, guard.line)
         if t is not None and not guard.polarity:
             t = not t
         if t is None and mentions and guard.polarity:
             # `if other or server_args.X:` guarding a read of X: giving X (truthy) makes it hold
             self._truthy = subject
             try:
-                given, _ = self.test(guard.test, facts, guard.scope, subject)
+                given, _ = self.test(guard.test, facts, guard.scope, subject, guard.line)
             finally:
                 self._truthy = None
             if given is True:
@@ -121,11 +121,12 @@ class GateEvaluator:
         self._memo[key] = result
         return result
 
-    def test(self, test: Any, facts: FileFacts, scope: str, subject: str | None) -> tuple[bool | None, frozenset[str]]:
+    def test(self, test: Any, facts: FileFacts, scope: str, subject: str | None,
+             line: int = 0) -> tuple[bool | None, frozenset[str]]:
         """Three-valued truth of a guard test and, when unknown, what it needs."""
         kind = test[0] if isinstance(test, list) and test else None
         if kind == "bool":
-            results = [self.test(op, facts, scope, subject) for op in test[2]]
+            results = [self.test(op, facts, scope, subject, line) for op in test[2]]
             want = test[1] == "or"   # the value that decides the chain
             if any(t is want for t, _ in results):
                 return want, frozenset()
@@ -134,7 +135,7 @@ class GateEvaluator:
                 return None, frozenset().union(*unknown)
             return (not want), frozenset()
         if kind == "un" and test[1] == "not":
-            t, needs = self.test(test[2], facts, scope, subject)
+            t, needs = self.test(test[2], facts, scope, subject, line)
             return (None if t is None else not t), needs
         if kind == "read":
             value = self.setting_value(test[1], test[2], subject)
@@ -151,6 +152,8 @@ class GateEvaluator:
         state.locals.update(reads)
         try:
             self.interp.top_level()
+            for stmt in self.interp.local_imports(facts.module, scope, line):
+                self.interp.exec_stmt(stmt, state, module)
             value = self.interp.eval(ir, state, module)
         except (Dead, Budget, RecursionError):
             return None, frozenset({f"runtime:{_short(test)}"})

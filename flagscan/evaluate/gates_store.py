@@ -44,6 +44,23 @@ class GateInterpreter(Interpreter):
         """A fresh path for one guard: the module-level objects, shared copy-on-write."""
         return State(dict(self._state.heap), {n: Unknown(n, {f"runtime:{n}"}) for n in local_names})
 
+    def local_imports(self, module: str, scope: str, before: int) -> list[list[Any]]:
+        """The import statements of function `scope` (qualified name) above line `before`:
+        a guard's names bound by them (`from ...utils.common import get_device_sm`) are those
+        imports, not unknown locals."""
+        ir = self.store.get(module)
+        if ir is None or not scope:
+            return []
+        body = ir["body"]
+        for part in scope.split("."):
+            found = next((st for st in body if st[0] in ("def", "class") and st[2].get("name") == part), None)
+            if found is None:
+                return []
+            body = found[2]["body"]
+        out: list[list[Any]] = []
+        _imports_in(body, before, out)
+        return out
+
     def _runtime_globals(self, module: ModuleVal) -> None:
         ir = self.store.get(module.name)
         if ir is None:
@@ -92,6 +109,27 @@ def _rebound(body: list[Any]) -> set[str]:
             for h in stmt[3]:
                 out |= _rebound(h[2])
     return out
+
+
+def _imports_in(body: list[Any], before: int, out: list[list[Any]]) -> None:
+    for stmt in body:
+        kind = stmt[0]
+        if kind == "import" and (not before or stmt[1] < before):
+            out.append(stmt)
+        elif kind == "if":
+            _imports_in(stmt[3], before, out)
+            _imports_in(stmt[4], before, out)
+        elif kind == "for":
+            _imports_in(stmt[4], before, out)
+            _imports_in(stmt[5], before, out)
+        elif kind in ("while", "with"):
+            _imports_in(stmt[3], before, out)
+        elif kind == "try":
+            _imports_in(stmt[2], before, out)
+            for h in stmt[3]:
+                _imports_in(h[2], before, out)
+            _imports_in(stmt[4], before, out)
+            _imports_in(stmt[5], before, out)
 
 
 def _globals_in(body: list[Any], out: set[str]) -> None:

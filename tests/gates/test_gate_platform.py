@@ -1,6 +1,8 @@
 """gates: an object a module creates at import time (0.5.23's `_PLATFORM = PlatformContext()`,
 read through `get_platform().is_sm100`) keeps its attributes for every guard, also when the
-module is first imported by another guard's call."""
+module is first imported by another guard's call; a name a function imports for itself
+(0.5.23's k3_ar_fusion._get_state: `from sglang.srt.utils.common import get_device_sm`) is
+that import in the function's guards."""
 
 from __future__ import annotations
 
@@ -53,8 +55,16 @@ FILES = {
         "class B:\n    def __init__(self):\n"
         "        if get_platform().is_sm100:\n            self.y = get_global_server_args().second\n"
     ),
+    "sglang/srt/layers/c.py": (
+        "from sglang.srt.server_args import get_global_server_args\n\n\n"
+        "def probe():\n"
+        "    from sglang.srt.utils import is_sm100_supported\n\n"
+        "    if not is_sm100_supported():\n        return None\n"
+        "    return get_global_server_args().third\n\n\n"
+        "class C:\n    def __init__(self):\n        self.z = probe()\n"
+    ),
 }
-INVENTORY = SimpleNamespace(flags=[SimpleNamespace(dest="first"), SimpleNamespace(dest="second")])
+INVENTORY = SimpleNamespace(flags=[SimpleNamespace(dest=d) for d in ("first", "second", "third")])
 
 
 @pytest.fixture(scope="module")
@@ -72,3 +82,9 @@ def test_every_guard_sees_the_import_time_object(tree, gpu, status) -> None:
     verdicts = evaluate_gpu(root, None, INVENTORY, reads, profile_from_spec(gpu)).verdicts
     # whichever guard imports sglang.srt.platform first, both are decided by the GPU
     assert {dest: verdicts[dest].status for dest in ("first", "second")} == {"first": status, "second": status}
+
+
+@pytest.mark.parametrize("gpu, status", [("b200", Status.EFFECTIVE), ("h100", Status.NO_OP)])
+def test_a_function_local_import_is_the_imported_function(tree, gpu, status) -> None:
+    root, reads = tree
+    assert evaluate_gpu(root, None, INVENTORY, reads, profile_from_spec(gpu)).verdicts["third"].status is status
