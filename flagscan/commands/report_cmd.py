@@ -73,7 +73,9 @@ def launch_for(rev, gpu, file, argv, kind, env_pairs, model_config, model_arch) 
     facts = model_facts(model_config, model_arch, model_path)
     env = {**command.env, **extra_env}
     resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, Scenario(gpu, env, facts, packages))
-    errors = [f"{d.code} {d.message}" for d in parsed.diagnostics if d.severity.value == "error"]
+    from flagscan.lint.findings import input_diagnostics
+
+    errors = [f"{d.code} {d.message}" for d in input_diagnostics(parsed) if d.severity.value == "error"]
     result, startup = startup_blame(rev, values, Scenario(gpu, env, facts, packages), resolution)
     return Launch(runtime_settings(resolution), resolution.rejections, set(values), runtime_env(resolution, env),
                   facts, errors, startup, result, packages)
