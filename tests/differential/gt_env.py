@@ -193,6 +193,7 @@ def install_import_stubs(extra: tuple[str, ...] = ()) -> None:
     _installed = True
     packages = tuple(STUB_PACKAGES) + tuple(extra)
     _preload_torch_compiler()
+    _fake_kernels_of_stubs_register_nothing(packages)
     sys.meta_path.insert(0, _StubFinder(packages, SOFT_STUB_PACKAGES))
     STUB_LOG.append("import stubs (inert modules): " + ", ".join(sorted(packages)))
     STUB_LOG.append(
@@ -221,6 +222,31 @@ def _preload_torch_compiler() -> None:
         STUB_LOG.append(f"torch compiler preload failed: {exc!r}")
         return
     STUB_LOG.append("torch._dynamo/torch._inductor imported before the stubs (torch sees no triton)")
+
+
+def _fake_kernels_of_stubs_register_nothing(packages: tuple[str, ...]) -> None:
+    """``torch.library.register_fake("sgl_kernel::op")`` for an operator of a stubbed kernel package.
+
+    The compiled library never loads, so its operators do not exist and torch refuses a
+    fake implementation for them (0.5.8's fp8_kernel.py registers one at import time,
+    since the stub's import of the kernel succeeds). Such a registration is left out,
+    as it changes nothing the resolution reads; every other registration goes to torch.
+    """
+    try:
+        import torch.library
+    except Exception as exc:  # pragma: no cover - best effort
+        STUB_LOG.append(f"torch.library not patched: {exc!r}")
+        return
+    real = torch.library.register_fake
+    roots = {p.split(".")[0] for p in packages}
+
+    def register_fake(op: Any, *args: Any, **kwargs: Any) -> Any:
+        if isinstance(op, str) and op.split("::")[0] in roots:
+            return (lambda fn: fn) if not args or not callable(args[0]) else args[0]
+        return real(op, *args, **kwargs)
+
+    torch.library.register_fake = register_fake
+    STUB_LOG.append("torch.library.register_fake: operators of stubbed packages register nothing")
 
 
 def stubbed_modules() -> list[str]:
