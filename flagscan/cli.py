@@ -159,6 +159,9 @@ class _Group(click.Group):
 @click.pass_context
 def main(ctx: click.Context, sglang, cache_dir, offline, sglang_repo, fmt, quiet, package) -> None:
     """flagscan: what your SGLang launch flags will really do on your GPU, read from SGLang's own source."""
+    from flagscan.progress import set_quiet
+
+    set_quiet(quiet)
     ctx.obj = Options(sglang, cache_dir, offline, sglang_repo, fmt, quiet, tuple(package))
 
 

@@ -4,7 +4,8 @@ It is drawn only when stderr is a terminal (never into a pipe or a log file, whe
 it would be noise in a payload's neighbour), and only once the work has lasted
 `delay` seconds, so a warm run that finishes quickly prints nothing. Nothing here
 is a dependency: one line, redrawn with a carriage return, erased at the end.
-`FLAGSCAN_PROGRESS=never` turns it off; `always` draws it whatever stderr is.
+`FLAGSCAN_PROGRESS=never` turns it off; `always` draws it whatever stderr is; `flagscan -q`
+(set_quiet) turns it off for the whole run, whichever stage draws it.
 """
 
 from __future__ import annotations
@@ -19,10 +20,19 @@ T = TypeVar("T")
 DELAY_S = 1.0
 WIDTH = 24
 _REDRAW_S = 0.1
+_QUIET = False
+
+
+def set_quiet(quiet: bool) -> None:
+    """`flagscan -q`: no progress on stderr, from any stage."""
+    global _QUIET
+    _QUIET = bool(quiet)
 
 
 def wanted(stream: Any) -> bool:
-    """True when a bar may be drawn on `stream`: a terminal, unless the environment says otherwise."""
+    """True when a bar may be drawn on `stream`: a terminal, unless -q or the environment says otherwise."""
+    if _QUIET:
+        return False
     choice = os.environ.get("FLAGSCAN_PROGRESS", "").strip().lower()
     if choice == "never":
         return False

@@ -93,3 +93,27 @@ def test_track_yields_every_item_in_order() -> None:
     stream = io.StringIO()
     assert list(progress.track(iter(range(5)), 5, "x", stream=stream, enabled=False)) == [0, 1, 2, 3, 4]
     assert stream.getvalue() == ""
+
+
+def test_quiet_silences_it_even_when_forced(monkeypatch) -> None:
+    monkeypatch.setenv("FLAGSCAN_PROGRESS", "always")
+    progress.set_quiet(True)
+    try:
+        assert not progress.wanted(io.StringIO())
+    finally:
+        progress.set_quiet(False)
+    assert progress.wanted(io.StringIO())
+
+
+def test_flagscan_q_sets_quiet(monkeypatch) -> None:
+    from click.testing import CliRunner
+
+    from flagscan.cli import main
+
+    try:
+        CliRunner().invoke(main, ["-q", "rules"])
+        assert progress._QUIET
+        CliRunner().invoke(main, ["rules"])
+        assert not progress._QUIET
+    finally:
+        progress.set_quiet(False)
