@@ -81,23 +81,51 @@ def _hash(path: Path) -> str | None:
         return None
 
 
+def _file_names(path: Path) -> set[str]:
+    """relpath of every file under path/sglang, from directory entries alone (no stat per file)."""
+    top = os.fspath(path)
+    cut = len(top) + 1
+    out: set[str] = set()
+    stack = [os.path.join(top, PACKAGE)]
+    while stack:
+        try:
+            with os.scandir(stack.pop()) as it:
+                for entry in it:
+                    if entry.is_dir(follow_symlinks=False):
+                        stack.append(entry.path)
+                    else:
+                        out.add(entry.path[cut:])
+        except OSError:
+            continue
+    return out
+
+
 def check(path: Path, manifest: dict[str, Any], digest: str) -> TreeCheck:
-    """Compare a tree on disk with its manifest; hashes only files whose stat changed."""
+    """Compare a tree on disk with its manifest; hashes only files whose stat changed.
+
+    This runs on every warm serve, so it is one pass: the names from the directory entries
+    (an added or missing file), then one lstat per recorded file, compared as it comes."""
     entries = manifest.get("entries")
     if not isinstance(entries, dict):
         return _check_unrecorded(path, manifest, digest)
-    seen = _stat_tree(path)
-    damaged = sorted(set(seen) ^ set(entries))  # added or missing files
+    present = _file_names(path)
+    damaged = sorted(present ^ entries.keys())  # added or missing files
     refreshed: Entries = {}
-    for relpath, (size, mtime) in seen.items():
-        want = entries.get(relpath)
-        if not isinstance(want, list) or len(want) != 3:
+    prefix = os.fspath(path) + os.sep
+    lstat = os.lstat
+    for relpath, want in entries.items():
+        if not isinstance(want, list) or len(want) != 3 or relpath not in present:
             continue
-        if size != want[0]:
+        try:
+            st = lstat(prefix + relpath)
+        except OSError:
             damaged.append(relpath)
-        elif mtime != want[1]:
+            continue
+        if st.st_size != want[0]:
+            damaged.append(relpath)
+        elif st.st_mtime_ns != want[1]:
             if _hash(path / relpath) == want[2]:
-                refreshed[relpath] = [size, mtime, want[2]]
+                refreshed[relpath] = [st.st_size, st.st_mtime_ns, want[2]]
             else:
                 damaged.append(relpath)
     if damaged:
