@@ -224,7 +224,7 @@ def report(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu
 
         gpus = gpu_list(gpu, gpu_count, gpu_memory, gpu_name, cuda)
         rev = open_revision(opts)
-        reads = load_tree_reads(rev, opts.quiet)
+        reads = lazy_reads(rev, opts.quiet)   # a warm report needs no read facts
         launches: dict[int, Launch] = {}
 
         def launch_of(profile):
