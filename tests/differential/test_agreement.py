@@ -35,6 +35,8 @@ FLOORS: dict[str, tuple[float, float, int]] = {
     # less half a point, precision is held at the measured 100% everywhere
     "0.5.10": (1.0, 1.0, 80),        # all 761: 100% / 100%, 80/80 rejections
     "0.5.14": (1.0, 1.0, 68),        # all 761: 100% / 100%, 68/68 rejections
+    "0.5.16": (1.0, 1.0, 0),         # all 216 (a subset): 100% / 100%, SGLang rejected none
+    "0.5.18": (1.0, 1.0, 0),         # all 216 (a subset): 100% / 100%, SGLang rejected none
     "0.5.20": (0.9714, 1.0, 8),      # 100 replayed: 97.64% / 100%, 8/8 rejections
     "0.5.22": (0.9789, 1.0, 8),      # 56 replayed (of a 186-case subset): 98.39% / 100%, 8/8
     "0.5.23": (0.9855, 1.0, 20),     # 111 replayed: 99.05% / 100%, 20/20 rejections
