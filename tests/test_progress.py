@@ -5,7 +5,17 @@ from __future__ import annotations
 import io
 import os
 
+import pytest
+
 from flagscan import progress
+
+
+@pytest.fixture(autouse=True)
+def _not_quiet():
+    """A CLI test run earlier in this process with -q leaves the switch set: each test starts without it."""
+    progress.set_quiet(False)
+    yield
+    progress.set_quiet(False)
 
 
 class Clock:
