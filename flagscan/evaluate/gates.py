@@ -150,6 +150,9 @@ class GateEvaluator:
         ir = _substitute(test, reads, self, subject)
         state = self.interp.guard_state(local_names)
         state.locals.update(reads)
+        first_call = self.interp.first_call_globals(facts.module, scope, line)
+        saved = {name: module.globals[name] for name in first_call if name in module.globals}
+        module.globals.update(first_call)
         try:
             self.interp.top_level()
             for stmt in self.interp.local_imports(facts.module, scope, line):
@@ -160,6 +163,8 @@ class GateEvaluator:
         except Exception as exc:  # an interpreter gap is an unknown, never a verdict; said in its needs
             give_up(f"{type(exc).__name__}: {exc}", f"guard {_short(test)}")
             return None, frozenset({f"stopped:{type(exc).__name__} evaluating {_short(test)}"})
+        finally:
+            module.globals.update(saved)
         return _truth(value, test)
 
     # -- reads ---------------------------------------------------------------------------

@@ -24,6 +24,9 @@ class GateInterpreter(Interpreter):
     def __init__(self, store, world, mirrors: dict[str, dict[str, Any]], **kw: Any) -> None:
         super().__init__(store, world, call_budget=kw.pop("call_budget", 60_000), **kw)
         self.mirrors = mirrors   # module -> {global name: value}
+        # (module, global) -> (import-time value, {function rebinding it: (its first assignment
+        # line, the constants it assigns, or None when it assigns anything else)})
+        self.first_call: dict[tuple[str, str], tuple[Any, dict[str, tuple[int, frozenset[Any] | None]]]] = {}
         self._state = State({}, {})
 
     def import_module(self, name: str, state: State) -> Any:
@@ -73,11 +76,32 @@ class GateInterpreter(Interpreter):
             if isinstance(cls, ClassVal) and attr in cls.attrs and not isinstance(cls.attrs[attr], FuncVal):
                 cls.attrs[attr] = Unknown(f"{cls_name}.{attr} (set at run time)",
                                           {f"runtime:{module.name}.{cls_name}.{attr}"})
+        rebinders = _rebinders(ir["body"])
         for name in _rebound(ir["body"]):
             if name in mirrored:
                 module.globals[name] = mirrored[name]
             else:
+                if name in module.globals and not isinstance(module.globals[name], Unknown):
+                    self.first_call[(module.name, name)] = (module.globals[name], rebinders.get(name, {}))
                 module.globals[name] = Unknown(f"{name} (set at run time)", {f"runtime:{module.name}.{name}"})
+
+    def first_call_globals(self, module: str, scope: str, line: int) -> dict[str, Any]:
+        """The globals a guard of function `scope` at `line` sees on that function's first call.
+
+        A module global that this function rebinds only after the guard, and that every
+        other function only sets back to its import-time value (`reset_...(): _X = False`),
+        still has its import-time value when the function first runs (`if _INITIALISED:
+        raise` before `_INITIALISED = True`): what that first call reaches is reached."""
+        if not scope or not line:
+            return {}
+        out: dict[str, Any] = {}
+        for (mod, name), (value, writers) in self.first_call.items():
+            if mod != module or scope not in writers or writers[scope][0] <= line:
+                continue
+            others = [consts for fn, (_, consts) in writers.items() if fn != scope]
+            if all(consts is not None and all(_same_constant(c, value) for c in consts) for consts in others):
+                out[name] = value
+        return out
 
     def top_level(self) -> None:
         """Each guard (and each module import it starts) gets the whole step budget."""
@@ -109,6 +133,69 @@ def _rebound(body: list[Any]) -> set[str]:
             for h in stmt[3]:
                 out |= _rebound(h[2])
     return out
+
+
+def _same_constant(a: Any, b: Any) -> bool:
+    return type(a) is type(b) and a == b
+
+
+def _rebinders(body: list[Any], prefix: str = "") -> dict[str, dict[str, tuple[int, frozenset[Any] | None]]]:
+    """global name -> {qualified function: (line of its first assignment to the name, the
+    constants it assigns there, or None when an assignment is not a constant)}."""
+    out: dict[str, dict[str, tuple[int, frozenset[Any] | None]]] = {}
+    for stmt in body:
+        if stmt[0] == "class":
+            for name, writers in _rebinders(stmt[2]["body"], f"{prefix}{stmt[2]['name']}.").items():
+                out.setdefault(name, {}).update(writers)
+        elif stmt[0] == "def":
+            qual = f"{prefix}{stmt[2]['name']}"
+            names: set[str] = set()
+            _globals_in(stmt[2]["body"], names)
+            for name in names:
+                found: list[tuple[int, Any]] = []
+                _assignments(stmt[2]["body"], name, found)
+                values = [v for _, v in found]
+                consts = (frozenset(v[1] for v in values)
+                          if values and all(isinstance(v, list) and v and v[0] == "c" and _hashable(v[1]) for v in values)
+                          else None)
+                # no assignment found: taken as rebinding on entry (the first call is not special)
+                out.setdefault(name, {})[qual] = (min(line for line, _ in found) if found else stmt[1], consts)
+    return out
+
+
+def _hashable(value: Any) -> bool:
+    try:
+        hash(value)
+    except TypeError:
+        return False
+    return True
+
+
+def _assignments(body: list[Any], name: str, out: list[tuple[int, Any]]) -> None:
+    """(line, assigned IR expression; None for an augmented one) of every binding of `name`."""
+    for stmt in body:
+        kind = stmt[0]
+        if kind == "assign" and any(isinstance(t, list) and t[:2] == ["n", name] for t in stmt[2]):
+            out.append((stmt[1], stmt[3]))
+        elif kind == "aug" and isinstance(stmt[2], list) and stmt[2][:2] == ["n", name]:
+            out.append((stmt[1], None))
+        elif kind == "def":
+            _assignments(stmt[2]["body"], name, out)
+        elif kind == "if":
+            _assignments(stmt[3], name, out)
+            _assignments(stmt[4], name, out)
+        elif kind == "for":
+            _assignments(stmt[4], name, out)
+            _assignments(stmt[5], name, out)
+        elif kind in ("while", "with"):
+            _assignments(stmt[3], name, out)
+        elif kind == "try":
+            _assignments(stmt[2], name, out)
+            for h in stmt[3]:
+                _assignments(h[2], name, out)
+            _assignments(stmt[4], name, out)
+            _assignments(stmt[5], name, out)
+
 
 
 def _imports_in(body: list[Any], before: int, out: list[list[Any]]) -> None:
