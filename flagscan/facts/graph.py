@@ -9,7 +9,7 @@ source node: source -> X).
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 import networkx as nx
 
@@ -69,8 +69,19 @@ _BUILTINS = {"isinstance", "hasattr", "getattr", "len", "int", "str", "bool", "f
              "self", "cls", "list", "dict", "set", "tuple", "sum", "type", "print", "range", "sorted", "zip"}
 
 
-def build_graph(tree_reads, dests: set[str]) -> nx.MultiDiGraph:
-    g = nx.MultiDiGraph()
+class TreeReadsLike(Protocol):
+    """What the graph needs of extract's TreeReads (facts/ does not import extract/)."""
+
+    files: dict[str, Any]
+    roles: dict[str, str]
+
+
+if TYPE_CHECKING:
+    Graph = nx.MultiDiGraph[str]  # nodes are "setting:<dest>", "gpu:<fact>", ... strings
+
+
+def build_graph(tree_reads: TreeReadsLike, dests: set[str]) -> Graph:
+    g: Graph = nx.MultiDiGraph()
     frozen = frozenset(dests)
 
     def setting(dest: str) -> str:
@@ -113,8 +124,9 @@ def build_graph(tree_reads, dests: set[str]) -> nx.MultiDiGraph:
     return g
 
 
-def focus(g: nx.MultiDiGraph, dest: str, depth: int) -> nx.MultiDiGraph:
+def focus(g: Graph, dest: str, depth: int) -> Graph:
     node = f"setting:{dest}"
     if node not in g:
         return nx.MultiDiGraph()
-    return nx.ego_graph(g, node, radius=depth, undirected=True)
+    sub: Graph = nx.ego_graph(g, node, radius=depth, undirected=True)
+    return sub

@@ -12,6 +12,7 @@ Lines are 1-based; paths are relative to the parent of the `sglang` package.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from collections.abc import Callable
 from typing import Any
 
 
@@ -201,7 +202,7 @@ class GuardTable:
         return out
 
 
-def transform(node: Any, fn) -> Any:
+def transform(node: Any, fn: Callable[[Any], Any]) -> Any:
     """Rebuild an IR expression bottom-up; `fn(node)` returns a replacement, or None to descend."""
     if not isinstance(node, list) or not node or not isinstance(node[0], str):
         return node
@@ -209,7 +210,10 @@ def transform(node: Any, fn) -> Any:
     if new is not None:
         return new
     k = node[0]
-    t = lambda x: transform(x, fn)  # noqa: E731
+
+    def t(x: Any) -> Any:
+        return transform(x, fn)
+
     if k in ("c", "n", "unk", "read"):
         return node
     if k == "a":
@@ -229,7 +233,7 @@ def transform(node: Any, fn) -> Any:
     if k == "ifx":
         return ["ifx", t(node[1]), t(node[2]), t(node[3])]
     if k == "sub":
-        idx = node[2]
+        idx: Any = node[2]
         if isinstance(idx, list) and idx and idx[0] == "slice":
             idx = ["slice"] + [t(p) if p is not None else None for p in idx[1:]]
         else:
@@ -259,7 +263,7 @@ def reads_in(node: Any) -> list[list[Any]]:
     """The ["read", chain, namespaced, text] nodes of a marked expression."""
     out: list[list[Any]] = []
 
-    def visit(n: Any) -> None:
+    def visit(n: Any) -> Any:
         if n[0] == "read":
             out.append(n)
             return n

@@ -37,7 +37,7 @@ def _r(n: Any) -> str:
     if k == "c":
         return repr(n[1])
     if k == "n":
-        return n[1]
+        return str(n[1])
     if k == "a":
         return f"{_r(n[1])}.{n[2]}"
     if k == "call":
@@ -69,7 +69,7 @@ def _r(n: Any) -> str:
     if k == "fstr":
         return 'f"' + "".join(p if isinstance(p, str) else "{" + _r(p[1]) + "}" for p in n[1]) + '"'
     if k == "unk":
-        return n[1]
+        return str(n[1])
     if k == "comp":
         return f"[{_r(n[2]) if n[1] != 'dict' else ''} for ...]"
     if k == "lambda":
