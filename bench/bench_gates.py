@@ -75,7 +75,7 @@ def main() -> None:
         if version not in args.versions:
             continue
         cache = fresh_cache(Path(args.cache))
-        first = load_reads(get_source(before, cache_dir=cache, offline=True).root, cache)
+        load_reads(get_source(before, cache_dir=cache, offline=True).root, cache)
         t = time.perf_counter()
         second = load_reads(get_source(version, cache_dir=cache, offline=True).root, cache)
         print(f"incremental: {version} after {before} parsed {len(second.parsed)} of {len(second.files)} analysed "

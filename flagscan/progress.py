@@ -61,7 +61,7 @@ class Progress:
         self.drawn = False
         self._last = -1.0
 
-    def __enter__(self) -> "Progress":
+    def __enter__(self) -> Progress:
         return self
 
     def __exit__(self, *_exc: Any) -> None:

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import re
 import sys
-from functools import lru_cache
+from functools import cache
 from importlib import resources
 from typing import Any
 
@@ -42,7 +42,7 @@ def _parse(name: str) -> dict[str, Any]:
         raise RuleDataError(f"rule data rules/{name}.toml is malformed: {exc}") from exc
 
 
-@lru_cache(maxsize=None)
+@cache
 def load(name: str) -> dict[str, Any]:
     """Parse ``rules/<name>.toml``; a table saying ``record = true`` gets the module and
     class of ``rules/record.toml [record]`` (the record is stated in that one place)."""
@@ -56,7 +56,7 @@ def load(name: str) -> dict[str, Any]:
     return data
 
 
-@lru_cache(maxsize=None)
+@cache
 def condition_fields() -> re.Pattern[str]:
     """`<record name>.<field>` in a guard's source text, the field captured
     (rules/record.toml [names] conditions)."""

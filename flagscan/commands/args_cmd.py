@@ -6,7 +6,7 @@ import sys
 
 import click
 
-from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, source_options, run_guarded
+from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, run_guarded, source_options
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.report import args_text
 

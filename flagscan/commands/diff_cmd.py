@@ -102,7 +102,7 @@ def startup_changes(targets, services, gpus, fixed, env: dict[str, str]) -> list
                 def values_for(target, command=command):
                     return {dest: v.value for dest, v in parse_command(command, target.inventory).values.items()}
 
-                def scenario_for(values, command=command):
+                def scenario_for(values, command=command, profile=profile):
                     model = fixed if fixed is not None else model_facts(None, None, model_path_of(values))
                     return Scenario(profile, {**command.env, **env}, model)
 

@@ -6,7 +6,13 @@ import click
 
 from flagscan.cli import Exit, LaunchArgs, merge_options, run_guarded
 from flagscan.commands.report_cmd import (
-    apply_startup, check_flag, gate_reports, gate_source_options, gpu_list, launch_for, load_tree_reads,
+    apply_startup,
+    check_flag,
+    gate_reports,
+    gate_source_options,
+    gpu_list,
+    launch_for,
+    load_tree_reads,
     warn_parse_errors,
 )
 from flagscan.commands.scenario import scenario_options

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from flagscan.cli import Exit, merge_options, source_options, run_guarded
+from flagscan.cli import Exit, merge_options, run_guarded, source_options
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.report import flags_text
 

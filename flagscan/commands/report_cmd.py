@@ -28,7 +28,6 @@ def gate_source_options(formats: tuple[str, ...]):
 def load_tree_reads(rev, quiet: bool = False):
     """The revision's read facts; a progress bar on stderr while files are parsed."""
     from flagscan.extract.reads import load_reads
-
     from flagscan.progress import tracker
 
     reads = load_reads(rev.tree.root, rev.cache_dir,

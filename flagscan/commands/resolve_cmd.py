@@ -4,12 +4,12 @@ from __future__ import annotations
 
 import click
 
-from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, package_option, source_options, run_guarded
+from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, package_option, run_guarded, source_options
 from flagscan.commands.args_cmd import read_commands
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.commands.scenario import gpu_list, model_facts, parse_env, scenario_options
-from flagscan.ruledata import model_path_of
 from flagscan.report import resolve_text
+from flagscan.ruledata import model_path_of
 
 
 @click.command("resolve", cls=LaunchArgs)

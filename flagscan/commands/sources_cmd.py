@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from flagscan.cli import Exit, merge_options, source_options, progress, run_guarded
+from flagscan.cli import Exit, merge_options, progress, run_guarded, source_options
 from flagscan.commands.common import emit_json
 
 

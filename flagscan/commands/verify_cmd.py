@@ -6,11 +6,11 @@ import sys
 
 import click
 
-from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, source_options, progress, run_guarded
+from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, progress, run_guarded, source_options
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.commands.scenario import gpu_profile, model_facts, parse_env, scenario_options
-from flagscan.ruledata import model_path_of
 from flagscan.report import verify_text
+from flagscan.ruledata import model_path_of
 
 FAIL_ON = ("gap", "surprise", "never")
 

@@ -7,13 +7,13 @@ from pathlib import Path
 from typing import Any
 
 from flagscan.evaluate.resolve import Resolution, resolve
-from flagscan.extract import ExtractionError
-from flagscan.ruledata import model_path_of
-from flagscan.strict import give_up
 from flagscan.evaluate.values import Unknown
 from flagscan.evaluate.world import ModelError, ModelFacts, World, load_model
+from flagscan.extract import ExtractionError
 from flagscan.facts.flags import Inventory, UnknownValue
 from flagscan.hardware import GpuProfile
+from flagscan.ruledata import model_path_of
+from flagscan.strict import give_up
 
 
 @dataclass(frozen=True, slots=True)

@@ -6,9 +6,20 @@ import math
 from typing import Any
 
 from flagscan.evaluate.values import (
+    BoundMethod,
+    Builtin,
+    ClassVal,
+    ConfigView,
+    EnumMember,
+    ExcVal,
+    External,
+    FuncVal,
     GenericAlias,
-    BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal, Maybe, Obj,
-    Unknown, has_unknown, unknown_of,
+    Maybe,
+    Obj,
+    Unknown,
+    has_unknown,
+    unknown_of,
 )
 
 _PLAIN = (str, int, float, bool, type(None), tuple, list, dict, set, frozenset)
@@ -278,7 +289,7 @@ def _isinstance_one(value: Any, t: Any) -> Any:
         pytype = {"int": int, "float": float, "str": str, "bool": bool, "list": list, "tuple": tuple,
                   "dict": dict, "set": set, "frozenset": frozenset}.get(t.name)
         if pytype is None:
-            return isinstance(value, ExcVal) and value.type_name == t.name or None
+            return (isinstance(value, ExcVal) and value.type_name == t.name) or None
         if pytype is int and isinstance(value, bool):
             return True
         if isinstance(value, ConfigView):
@@ -503,7 +514,7 @@ def _open_dict_method(base: dict, attr: str) -> Any:
     return Builtin(attr, call)
 
 
-__all__ = ["table", "method_of", "math", "BoundMethod", "FuncVal"]
+__all__ = ["BoundMethod", "FuncVal", "math", "method_of", "table"]
 
 
 def wraps(wrapped: Any) -> Any:

@@ -17,7 +17,6 @@ from flagscan.evaluate.resolve import Rejection, Resolution, Setting
 from flagscan.ruledata import condition_fields
 
 
-
 class OutcomeKind(str, Enum):
     REJECTED = "rejected"                # a start-up check certainly raises
     MAY_REJECT = "may-reject"            # one raises under facts not given

@@ -162,4 +162,4 @@ def known_env(given: dict[str, str], settings: dict[str, EnvSetting]) -> dict[st
     return out
 
 
-__all__ = ["ENV_OID", "EnvCause", "EnvSetting", "MUTATORS", "UNSET", "collect", "known_env", "mutator", "record"]
+__all__ = ["ENV_OID", "MUTATORS", "UNSET", "EnvCause", "EnvSetting", "collect", "known_env", "mutator", "record"]

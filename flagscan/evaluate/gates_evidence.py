@@ -43,7 +43,7 @@ def definition_site(store, module: str, name: str, depth: int = 0) -> dict[str, 
     if found is None:
         for stmt in _top(ir["body"]):
             if stmt[0] == "import":
-                for local, mod, attr in stmt[2]:
+                for _local, mod, attr in stmt[2]:
                     if attr == "*":
                         site = definition_site(store, mod, name, depth + 1)
                         if site is not None:
@@ -51,7 +51,7 @@ def definition_site(store, module: str, name: str, depth: int = 0) -> dict[str, 
         return None
     kind, stmt = found
     if kind == "import":
-        local, mod, attr = stmt
+        _local, mod, attr = stmt
         if attr is None:
             return None
         site = definition_site(store, mod, attr, depth + 1)

@@ -8,9 +8,9 @@ from typing import Any
 
 from flagscan.evaluate.gates import FlagVerdict, GateEvaluator, Status
 from flagscan.evaluate.gates_store import GateInterpreter
-from flagscan.extract.irstore import ModuleStore
 from flagscan.evaluate.values import Unknown
 from flagscan.evaluate.world import ModelFacts, World
+from flagscan.extract.irstore import ModuleStore
 from flagscan.facts.flags import Inventory
 from flagscan.facts.render import conjunction
 from flagscan.hardware import GpuProfile

@@ -10,19 +10,32 @@ from __future__ import annotations
 
 from typing import Any
 
+from flagscan.evaluate.giveup import Stop, give_up
+
 # The parts of the class, one mixin a stage of evaluation; the names other modules
 # import from here (truth, Dead, Budget, _object_method...) stay importable from here.
 from flagscan.evaluate.interp_base import _BIN, _CMP, PLAIN, Budget, Dead, falsy_unknown, truth  # noqa: F401
 from flagscan.evaluate.interp_call import CallsMixin, _is_exception, _memo_key  # noqa: F401
 from flagscan.evaluate.interp_expr import ExpressionsMixin, _has_key, _logger_method, _object_method, _objects  # noqa: F401
-from flagscan.evaluate.interp_ops import OperatorsMixin, _combine_options, _maybe  # noqa: F401
 from flagscan.evaluate.interp_gen import GeneratorsMixin
+from flagscan.evaluate.interp_ops import OperatorsMixin, _combine_options, _maybe  # noqa: F401
 from flagscan.evaluate.interp_stmt import StatementsMixin
-from flagscan.evaluate.giveup import Stop, give_up
 from flagscan.evaluate.state import OPEN, Event, State, join_states, join_values, open_dict
 from flagscan.evaluate.values import (
-    BoundMethod, ClassVal, ConfigView, EnumMember, ExcVal, External, FuncVal, GeneratorVal, LazyImport, Maybe,
-    ModuleVal, Obj, Unknown, unknown_of,
+    BoundMethod,
+    ClassVal,
+    ConfigView,
+    EnumMember,
+    ExcVal,
+    External,
+    FuncVal,
+    GeneratorVal,
+    LazyImport,
+    Maybe,
+    ModuleVal,
+    Obj,
+    Unknown,
+    unknown_of,
 )
 
 
@@ -399,11 +412,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
             return self.generator_items(value, state)
         if isinstance(value, ClassVal) and value.is_enum:
             return [v for v in value.attrs.values() if isinstance(v, EnumMember)]
-        if isinstance(value, Obj):
-            found, fn = value.cls.lookup("__iter__")
-            return None
-        if isinstance(value, Unknown) and value.options is not None:
-            return None
+        # an object's own __iter__, and an unknown with options, have no element list here
         return None
 
     @staticmethod

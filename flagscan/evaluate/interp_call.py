@@ -7,8 +7,25 @@ from typing import Any
 from flagscan.evaluate.interp_base import Budget, Dead
 from flagscan.evaluate.state import OPEN, State, join_states, join_values, same
 from flagscan.evaluate.values import (
-    BoundMethod, Builtin, ClassVal, ConfigView, ContextManagerFn, EnumMember, ExcVal, External, FuncVal, GeneratorVal,
-    LambdaVal, Memo, ModuleVal, Obj, PartialVal, Raised, Unknown, has_unknown, unknown_of,
+    BoundMethod,
+    Builtin,
+    ClassVal,
+    ConfigView,
+    ContextManagerFn,
+    EnumMember,
+    ExcVal,
+    External,
+    FuncVal,
+    GeneratorVal,
+    LambdaVal,
+    Memo,
+    ModuleVal,
+    Obj,
+    PartialVal,
+    Raised,
+    Unknown,
+    has_unknown,
+    unknown_of,
 )
 
 
@@ -124,7 +141,7 @@ class CallsMixin:
             return func.cache[key]
         if isinstance(func, LambdaVal):
             local = dict(func.closure)
-            for (pname, default, _), arg in zip(func.params, args):
+            for (pname, _default, _), arg in zip(func.params, args):
                 local[pname] = arg
             saved = state.locals
             state.locals = local
@@ -302,7 +319,7 @@ class CallsMixin:
         if any(c.name in ("Exception", "BaseException") or _is_exception(c) for c in cls.mro()):
             return ExcVal(cls.name, args[0] if args else "", cls)
         if cls.is_enum:
-            for key, member in cls.attrs.items():
+            for member in cls.attrs.values():
                 if isinstance(member, EnumMember) and args and same(member.value, args[0]):
                     return member
             return Unknown(f"{cls.name}({args[0] if args else ''})")

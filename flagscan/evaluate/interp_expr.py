@@ -8,8 +8,25 @@ from typing import TYPE_CHECKING, Any
 from flagscan.evaluate.interp_base import PLAIN, Dead, truth
 from flagscan.evaluate.state import OPEN, State, join_states, join_values
 from flagscan.evaluate.values import (
-    BoundMethod, Builtin, ClassVal, ConfigView, EnumMember, EnvView, ExcVal, External, FuncVal, GenericAlias, LambdaVal,
-    LoggerVal, Maybe, ModuleVal, Obj, SuperVal, Unknown, has_unknown, unknown_of,
+    BoundMethod,
+    Builtin,
+    ClassVal,
+    ConfigView,
+    EnumMember,
+    EnvView,
+    ExcVal,
+    External,
+    FuncVal,
+    GenericAlias,
+    LambdaVal,
+    LoggerVal,
+    Maybe,
+    ModuleVal,
+    Obj,
+    SuperVal,
+    Unknown,
+    has_unknown,
+    unknown_of,
 )
 
 if TYPE_CHECKING:
@@ -341,7 +358,7 @@ class ExpressionsMixin:
         finally:
             state.locals = saved
         if not ok:
-            return Unknown(f"comprehension over unknown")
+            return Unknown("comprehension over unknown")
         if kind == "dict":
             try:
                 return dict(results)

@@ -190,7 +190,7 @@ def _yields_at_top(body: list[Any]) -> bool:
     """Every yield of the function is a statement (`yield v`, `x = yield v`) outside loops."""
     for stmt in body:
         kind = stmt[0]
-        if kind == "expr" and _is_yield(stmt[2]) or kind == "assign" and _is_yield(stmt[3]):
+        if (kind == "expr" and _is_yield(stmt[2])) or (kind == "assign" and _is_yield(stmt[3])):
             if _contains_yield(stmt[2][1] if kind == "expr" else stmt[3][1]):
                 return False
             continue

@@ -6,11 +6,22 @@ from typing import Any
 
 from packaging.version import Version as _VERSION
 
-from flagscan.evaluate.interp_base import PLAIN, _BIN, _CMP, falsy_unknown, truth
+from flagscan.evaluate.interp_base import _BIN, _CMP, PLAIN, falsy_unknown, truth
 from flagscan.evaluate.state import OPEN, same
 from flagscan.evaluate.values import (
-    Builtin, ClassVal, ConfigView, EnumMember, EnvView, External, GenericAlias, Maybe, Unknown, has_unknown, unknown_of,
+    Builtin,
+    ClassVal,
+    ConfigView,
+    EnumMember,
+    EnvView,
+    External,
+    GenericAlias,
+    Maybe,
+    Unknown,
+    has_unknown,
+    unknown_of,
 )
+
 
 class OperatorsMixin:
     """Operators of the Interpreter: arithmetic, boolean, comparison and membership."""
@@ -51,7 +62,7 @@ class OperatorsMixin:
         op, operands = node[1], node[2]
         result: Any = None
         pending_unknown: Unknown | None = None
-        for i, operand in enumerate(operands):
+        for operand in operands:
             value = self.eval(operand, state, module, line)
             t = truth(value)
             if op == "and":
@@ -102,7 +113,7 @@ class OperatorsMixin:
             return self.membership(left, right, op == "in")
         if isinstance(left, Unknown) or isinstance(right, Unknown):
             opts = _combine_options(left, right, _CMP.get(op))
-            return opts if opts is not None else unknown_of(left, right, why=f"comparison with unknown")
+            return opts if opts is not None else unknown_of(left, right, why="comparison with unknown")
         if isinstance(left, EnumMember) or isinstance(right, EnumMember):
             eq = left == right
             return eq if op == "==" else (not eq if op == "!=" else self.give_up("ordering of enum members"))

@@ -7,8 +7,20 @@ from typing import Any
 from flagscan.evaluate.interp_base import PLAIN, Budget, Dead, truth
 from flagscan.evaluate.state import State, join_states, widen
 from flagscan.evaluate.values import (
-    BoundMethod, Builtin, ClassVal, EnumMember, ExcVal, External, FuncVal, GeneratorVal, LazyImport, Maybe, ModuleVal,
-    Obj, PartialVal, Unknown,
+    BoundMethod,
+    Builtin,
+    ClassVal,
+    EnumMember,
+    ExcVal,
+    External,
+    FuncVal,
+    GeneratorVal,
+    LazyImport,
+    Maybe,
+    ModuleVal,
+    Obj,
+    PartialVal,
+    Unknown,
 )
 
 
@@ -374,7 +386,7 @@ class StatementsMixin:
         return results
 
     def _s_try(self, stmt, state, module):
-        _, line, body, handlers, orelse, final = stmt
+        _, _line, body, handlers, orelse, final = stmt
         outcomes = self.exec_block(body, state, module)
         results: list[tuple[str, State, Any]] = []
         for kind, s, value in outcomes:

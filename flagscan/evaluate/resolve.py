@@ -11,7 +11,16 @@ from typing import Any
 from flagscan.evaluate.interp import Dead, Interpreter
 from flagscan.evaluate.state import Event, State, join_states, same
 from flagscan.evaluate.values import (
-    ClassVal, ConfigView, EnumMember, ExcVal, FuncVal, Maybe, ModuleVal, Obj, Unknown, has_unknown,
+    ClassVal,
+    ConfigView,
+    EnumMember,
+    ExcVal,
+    FuncVal,
+    Maybe,
+    ModuleVal,
+    Obj,
+    Unknown,
+    has_unknown,
 )
 from flagscan.evaluate.world import World
 from flagscan.facts.flags import Inventory, UnknownValue

@@ -7,8 +7,9 @@ objects it (or its ancestors) modified, so a join only compares those.
 
 from __future__ import annotations
 
+from collections.abc import Iterator
 from dataclasses import dataclass, field
-from typing import Any, Iterator
+from typing import Any
 
 from flagscan.evaluate.values import Maybe, Unknown
 
@@ -62,9 +63,9 @@ class Event:
 class Chain:
     """A persistent list of events: a new event links to the chain it extends."""
 
-    __slots__ = ("event", "prev", "depth")
+    __slots__ = ("depth", "event", "prev")
 
-    def __init__(self, event: Event | None, prev: "Chain | None") -> None:
+    def __init__(self, event: Event | None, prev: Chain | None) -> None:
         self.event = event
         self.prev = prev
         self.depth = 0 if prev is None else prev.depth + 1
@@ -124,7 +125,7 @@ class State:
     conds: tuple[str, ...] = ()
     chain: Chain = EMPTY
     owned: set[int] = field(default_factory=set)
-    raised: list[tuple["State", Any]] = field(default_factory=list)
+    raised: list[tuple[State, Any]] = field(default_factory=list)
     function: str = "<module>"
     # Mutable containers (lists, dicts, sets) this path may mutate in place; any
     # other one is copied the first time this path reads it (copy on read), so
@@ -145,7 +146,7 @@ class State:
     def add_event(self, event: Event) -> None:
         self.chain = Chain(event, self.chain)
 
-    def fork(self) -> "State":
+    def fork(self) -> State:
         self.owned = set()  # every heap dict is now shared with the child
         self.owned_values = set()
         self.outer = (self.modified, self.outer)
@@ -153,7 +154,7 @@ class State:
         return State(dict(self.heap), dict(self.locals), self.assumptions, self.conds,
                      self.chain, set(), [], self.function, set(), set(), self.outer, self.closure)
 
-    def adopt(self, other: "State") -> None:
+    def adopt(self, other: State) -> None:
         self.heap, self.locals = other.heap, other.locals
         self.assumptions, self.conds = other.assumptions, other.conds
         self.chain, self.owned = other.chain, other.owned

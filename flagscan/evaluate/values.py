@@ -15,7 +15,7 @@ class Unknown:
     when it comes from joining two paths.
     """
 
-    __slots__ = ("why", "needs", "options", "truth")
+    __slots__ = ("needs", "options", "truth", "why")
 
     def __init__(self, why: str, needs: frozenset[str] | set[str] | tuple = (), options: tuple | None = None,
                  truth: bool | None = None):
@@ -101,7 +101,7 @@ class FuncVal:
     module: ModuleVal
     ir: dict[str, Any]
     closure: dict[str, Any] | None = None
-    owner: "ClassVal | None" = None
+    owner: ClassVal | None = None
     kind: str = "function"  # function | staticmethod | classmethod | property
     # Attributes the analysed code set on the function object (`wrapper.__name__ = ...`,
     # functools.wraps' `__wrapped__`). A function object is made by its `def` and written
@@ -166,7 +166,7 @@ class ClassVal:
     value_fields: list[tuple[str, Any]] | None = None
     field_types: dict[str, Any] = field(default_factory=dict)
 
-    def mro(self) -> list["ClassVal"]:
+    def mro(self) -> list[ClassVal]:
         out: list[ClassVal] = [self]
         for base in self.bases:
             if isinstance(base, ClassVal):
@@ -195,7 +195,7 @@ class ClassVal:
                     out[name] = ("ir", default, cls) if default is not None else None
         return list(out.items())
 
-    def annotations(self) -> list[tuple[str, Any, "ClassVal"]]:
+    def annotations(self) -> list[tuple[str, Any, ClassVal]]:
         """(name, annotation IR or None, declaring class), bases first."""
         out: dict[str, Any] = {}
         for cls in reversed(self.mro()):

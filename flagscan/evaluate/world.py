@@ -17,8 +17,21 @@ from pathlib import Path
 from typing import Any
 
 from flagscan.evaluate.values import (
-    Builtin, ClassVal, ConfigView, EnvView, External, FuncVal, GenericAlias, LoggerVal, Memo, ModuleVal, Obj, PartialVal,
-    Unknown, has_unknown, unknown_of,
+    Builtin,
+    ClassVal,
+    ConfigView,
+    EnvView,
+    External,
+    FuncVal,
+    GenericAlias,
+    LoggerVal,
+    Memo,
+    ModuleVal,
+    Obj,
+    PartialVal,
+    Unknown,
+    has_unknown,
+    unknown_of,
 )
 from flagscan.hardware import GpuProfile
 from flagscan.ruledata import load
@@ -480,7 +493,7 @@ class World:
         if model_dir is not None:
             try:
                 candidate = Path(path)
-                if candidate.is_absolute() and model_dir in candidate.parents or candidate == model_dir:
+                if (candidate.is_absolute() and model_dir in candidate.parents) or candidate == model_dir:
                     return {"exists": candidate.exists(), "isdir": candidate.is_dir(), "isfile": candidate.is_file()}[kind]
             except OSError:
                 pass

@@ -9,7 +9,12 @@ from typing import Any
 import libcst as cst
 
 from flagscan.extract.consteval import (
-    ClassRef, Evaluator, NotStatic, Opaque, Scope, class_statements,
+    ClassRef,
+    Evaluator,
+    NotStatic,
+    Opaque,
+    Scope,
+    class_statements,
 )
 
 # argparse's registry: name -> (nargs, const, default, semantics). A value of

@@ -12,15 +12,15 @@ import hashlib
 import json
 import os
 import tempfile
-from functools import lru_cache
-from importlib import resources
+from collections.abc import Callable
+from functools import cache, lru_cache
 from pathlib import Path
-from typing import Any, Callable
+from typing import Any
 
 FORMAT = 1
 
 
-@lru_cache(maxsize=None)
+@cache
 def code_version() -> str:
     """A digest of the extractor's code and rule data."""
     h = hashlib.sha256(str(FORMAT).encode())

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any, Callable
+from typing import Any
 
 import libcst as cst
 
@@ -173,7 +174,7 @@ class Evaluator:
                 if all(self.value(t, Scope(info)) for t in tests):
                     return node
             except NotStatic:
-                raise NotStatic(name)
+                raise NotStatic(name) from None
         raise NotStatic(name)
 
     def _guard(self, info: ModuleInfo, node: cst.CSTNode, name: str) -> bool:

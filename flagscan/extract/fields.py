@@ -8,7 +8,12 @@ from typing import Any
 import libcst as cst
 
 from flagscan.extract.consteval import (
-    ClassRef, Evaluator, NotStatic, Opaque, Scope, class_statements,
+    ClassRef,
+    Evaluator,
+    NotStatic,
+    Opaque,
+    Scope,
+    class_statements,
 )
 from flagscan.extract.modules import ModuleInfo
 

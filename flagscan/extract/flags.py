@@ -10,7 +10,14 @@ import libcst as cst
 
 from flagscan.extract import ExtractionError, actions
 from flagscan.extract.consteval import (
-    ClassRef, Evaluator, FuncRef, NotStatic, Opaque, Scope, _is_plain, _plainify,
+    ClassRef,
+    Evaluator,
+    FuncRef,
+    NotStatic,
+    Opaque,
+    Scope,
+    _is_plain,
+    _plainify,
 )
 from flagscan.extract.fields import MISSING, FieldDecl, collect_fields, field_default, module_tail
 from flagscan.extract.generator import generate_field_flag
@@ -352,7 +359,7 @@ def _allow_abbrev(run: _Run, module: ModuleInfo) -> bool:
                     for a in node.args:
                         if a.keyword is not None and a.keyword.value == "allow_abbrev":
                             value = not (isinstance(a.value, cst.Name) and a.value.value == "False")
-                    found.append(value)
+                    found.append(value)  # noqa: B023 -- the visitor runs within this pass of the loop
 
         fn.visit(Finder())
         if found:

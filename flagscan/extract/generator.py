@@ -7,7 +7,12 @@ from typing import Any
 import libcst as cst
 
 from flagscan.extract.consteval import (
-    ClassRef, Evaluator, FuncRef, NotStatic, Opaque, Scope,
+    ClassRef,
+    Evaluator,
+    FuncRef,
+    NotStatic,
+    Opaque,
+    Scope,
 )
 from flagscan.extract.fields import MISSING, FieldDecl, class_fields, field_default, module_tail
 from flagscan.facts.flags import Flag, Location

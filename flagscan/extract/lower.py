@@ -14,10 +14,10 @@ the interpreter does not look at (see flagscan/facts/ir.py): the own line of
 
 from __future__ import annotations
 
-from flagscan.extract.names import absolute_module
-
 import ast
 from typing import Any
+
+from flagscan.extract.names import absolute_module
 
 _BINOP = {
     ast.Add: "+", ast.Sub: "-", ast.Mult: "*", ast.Div: "/", ast.FloorDiv: "//", ast.Mod: "%",

@@ -2,14 +2,14 @@
 
 from __future__ import annotations
 
-from flagscan.extract.irstore import module_file
-from flagscan.extract.names import absolute_module
-
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
 from libcst.metadata import MetadataWrapper, PositionProvider
+
+from flagscan.extract.irstore import module_file
+from flagscan.extract.names import absolute_module
 
 
 class ParseFailure(Exception):

@@ -16,10 +16,11 @@ import hashlib
 import json
 import os
 import re
+from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any, Callable, Iterable
+from typing import Any
 
 from flagscan.extract.cache import code_version, write_json
 from flagscan.facts.reads import FileFacts
@@ -45,7 +46,7 @@ class TreeReads:
                 "skipped": self.skipped, "names": self.names, "key": self.key}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "TreeReads":
+    def from_json(cls, data: dict[str, Any]) -> TreeReads:
         return cls({p: FileFacts.from_json(f) for p, f in data["files"].items()}, data["roles"],
                    data["skipped"], [], data["names"], data["key"])
 

@@ -33,7 +33,7 @@ class Idioms:
     record_names: frozenset[str]   # what the record itself is called in resolution code
 
     @classmethod
-    def from_rules(cls) -> "Idioms":
+    def from_rules(cls) -> Idioms:
         data = load("reads")
         accessors: dict[str, tuple[str, bool]] = {}
         dicts: dict[str, str] = {}
@@ -471,8 +471,8 @@ def _blocks(stmt: list[Any], *, handlers: bool = True) -> list[list[Any]]:
 
 def _unwrap_not(node: Any) -> tuple[Any, bool]:
     negate = False
-    while isinstance(node, list) and node and (node[0] == "un" and node[1] == "not"
-                                               or node[0] == "call" and node[1] == ["n", "bool"] and len(node[2]) == 1):
+    while isinstance(node, list) and node and ((node[0] == "un" and node[1] == "not")
+                                               or (node[0] == "call" and node[1] == ["n", "bool"] and len(node[2]) == 1)):
         if node[0] == "un":
             negate = not negate
             node = node[2]

@@ -22,7 +22,7 @@ class Location:
         return f"{self.path}:{self.line}"
 
     @classmethod
-    def parse(cls, text: str) -> "Location":
+    def parse(cls, text: str) -> Location:
         path, _, line = text.rpartition(":")
         return cls(path, int(line))
 
@@ -108,7 +108,7 @@ class Flag:
         return data
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Flag":
+    def from_json(cls, data: dict[str, Any]) -> Flag:
         data = dict(data)
         data["location"] = Location.parse(data["location"])
         data["options"] = tuple(data["options"])
@@ -152,7 +152,7 @@ class Inventory:
         }
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "Inventory":
+    def from_json(cls, data: dict[str, Any]) -> Inventory:
         return cls(
             flags=tuple(Flag.from_json(f) for f in data["flags"]),
             allow_abbrev=data.get("allow_abbrev", True),

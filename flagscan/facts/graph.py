@@ -18,7 +18,6 @@ from flagscan.facts.reads import Read, reads_in, transform
 from flagscan.ruledata import load
 
 
-
 def _atoms(test: Any, local: set[str]) -> list[tuple[str, str]]:
     """(node id, kind) for the non-setting things a guard test depends on (what names an
     environment variable or the model is rules/reads.toml [graph])."""

@@ -11,8 +11,8 @@ Lines are 1-based; paths are relative to the parent of the `sglang` package.
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
 from collections.abc import Callable
+from dataclasses import dataclass, field
 from typing import Any
 
 
@@ -37,7 +37,7 @@ class Guard:
         return [self.kind, self.test, self.text, self.polarity, self.line, self.scope]
 
     @classmethod
-    def from_json(cls, data: list[Any]) -> "Guard":
+    def from_json(cls, data: list[Any]) -> Guard:
         return cls(data[0], data[1], data[2], data[3], data[4], data[5])
 
     @property
@@ -77,12 +77,12 @@ class Read:
         """Line-independent identity, for diffing two revisions' gates."""
         return "read|" + dest + "|" + self.path + "|" + self.function + "|" + " && ".join(g.shown for g in self.guards)
 
-    def to_json(self, table: "GuardTable") -> list[Any]:
+    def to_json(self, table: GuardTable) -> list[Any]:
         return [list(self.chain), self.namespaced, self.idiom, self.line, self.function,
                 table.refs(self.guards), self.via]
 
     @classmethod
-    def from_json(cls, data: list[Any], path: str, guards: list["Guard"]) -> "Read":
+    def from_json(cls, data: list[Any], path: str, guards: list[Guard]) -> Read:
         return cls(tuple(data[0]), data[1], data[2], path, data[3], data[4],
                    tuple(guards[i] for i in data[5]), data[6])
 
@@ -98,11 +98,11 @@ class CallSite:
     function: str
     guards: tuple[Guard, ...]
 
-    def to_json(self, table: "GuardTable") -> list[Any]:
+    def to_json(self, table: GuardTable) -> list[Any]:
         return [self.callee, self.kind, self.line, self.function, table.refs(self.guards)]
 
     @classmethod
-    def from_json(cls, data: list[Any], path: str, guards: list["Guard"]) -> "CallSite":
+    def from_json(cls, data: list[Any], path: str, guards: list[Guard]) -> CallSite:
         return cls(data[0], data[1], path, data[2], data[3], tuple(guards[i] for i in data[4]))
 
 
@@ -120,7 +120,7 @@ class Mirror:
         return [self.name, list(self.chain), self.namespaced, self.negate, self.line]
 
     @classmethod
-    def from_json(cls, data: list[Any]) -> "Mirror":
+    def from_json(cls, data: list[Any]) -> Mirror:
         return cls(data[0], tuple(data[1]), data[2], data[3], data[4])
 
 
@@ -139,7 +139,7 @@ class Write:
         return [self.target, list(self.sources), self.line, self.function, list(self.guards), self.value]
 
     @classmethod
-    def from_json(cls, data: list[Any]) -> "Write":
+    def from_json(cls, data: list[Any]) -> Write:
         return cls(data[0], tuple(data[1]), data[2], data[3], tuple(data[4]), data[5])
 
 
@@ -172,7 +172,7 @@ class FileFacts:
                 "scopes": self.scopes, "rebound": self.rebound, "error": self.error}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "FileFacts":
+    def from_json(cls, data: dict[str, Any]) -> FileFacts:
         path = data["path"]
         guards = [Guard.from_json(g) for g in data["guards"]]
         return cls(data["module"], path, [Read.from_json(r, path, guards) for r in data["reads"]],

@@ -9,7 +9,8 @@ flagscan/facts/reads.py) shows its original text; `await x` (a call of
 from __future__ import annotations
 
 import ast
-from typing import Any, Iterable
+from collections.abc import Iterable
+from typing import Any
 
 from flagscan.strict import give_up
 

@@ -5,8 +5,9 @@ from __future__ import annotations
 import os
 import re
 import warnings
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any, Callable
+from typing import Any
 
 from flagscan.hardware.profile import GpuProfile, HardwareError, table, with_overrides
 
@@ -101,7 +102,7 @@ def detect(nvml: Any | None = None) -> Detection:
             name = _text(nvml.nvmlDeviceGetName(handle))
             major, minor = nvml.nvmlDeviceGetCudaComputeCapability(handle)
             memory = int(nvml.nvmlDeviceGetMemoryInfo(handle).total) // _MIB
-            uuid = _optional(lambda: _text(nvml.nvmlDeviceGetUUID(handle)))
+            uuid = _optional(lambda: _text(nvml.nvmlDeviceGetUUID(handle)))  # noqa: B023 -- called at once, in this pass
             capability = (int(major), int(minor))
             gpus.append(DetectedGpu(index, name, capability, memory, uuid,
                                     match_table(name, capability, memory)))

@@ -78,7 +78,7 @@ def parse_memory(text: str) -> int:
                "t": 2**20, "tib": 2**20, "tb": 1e12 / 2**20}
     if unit not in factors:
         raise HardwareError(f"unknown memory unit {m.group(2)!r} in {text!r} (MiB, GiB, GB, TiB)")
-    mib = int(round(value * factors[unit]))
+    mib = round(value * factors[unit])
     if mib < 1:
         raise HardwareError(f"GPU memory must be more than 0, not {text!r}")
     return mib

@@ -221,7 +221,7 @@ class _Run:
             if flag.deprecated:
                 self.add(ProblemKind.DEPRECATED_OPTION, tok, call.option, replacement=flag.replacement,
                          ignored=bool(call.ignored))
-            if call.ignored or call.dest == "help" and flag.location.path == "argparse":
+            if call.ignored or (call.dest == "help" and flag.location.path == "argparse"):
                 continue
             kind = self.built.kinds.get(call.option or "", "")
             first = seen.get(call.dest)

@@ -15,6 +15,7 @@ from flagscan.facts.flags import Flag, Inventory
 from flagscan.inputs.model import InputError
 from flagscan.inputs.text import read_source
 
+
 @dataclass(frozen=True, slots=True)
 class Tok:
     """One argv string on its way to the parser, with where it came from."""

@@ -6,7 +6,7 @@ Context. A failure inside one rule becomes a note on the result, never a traceba
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable, Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -33,7 +33,7 @@ class LintOptions:
     gpu_count_given: bool = False
     env: dict[str, str] = field(default_factory=dict)
     model: Callable[[str | None], Any] | None = None  # model_path -> ModelFacts | None
-    selection: Selection = Selection()
+    selection: Selection = field(default_factory=Selection)
     kind: str | None = None
     upgrade: Upgrade | None = None
     fix: bool = False
@@ -169,9 +169,9 @@ def _read_shared(source, kind: str | None, read: Callable[..., Any]) -> Any:
 
 
 def _context(command, options: LintOptions) -> Context:
-    from flagscan.lint.programs import for_command
     from flagscan.inputs import parse_command
     from flagscan.inputs.argv import ParsedCommand
+    from flagscan.lint.programs import for_command
 
     inventory, note = for_command(options.target, command, getattr(options, "model_config", None))
     if inventory is None:

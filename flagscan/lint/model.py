@@ -63,7 +63,7 @@ class Rule:
     severity: Severity
     message: str
     doc: str
-    check: Callable[["Context"], Iterable[Diagnostic]]
+    check: Callable[[Context], Iterable[Diagnostic]]
     valid: tuple[Example, ...]
     invalid: tuple[Example, ...]
     default: bool = True
@@ -78,7 +78,7 @@ class Rule:
         return self.doc.strip().splitlines()[0].strip() if self.doc.strip() else self.name
 
     @classmethod
-    def from_module(cls, module: ModuleType) -> "Rule":
+    def from_module(cls, module: ModuleType) -> Rule:
         return cls(
             code=module.CODE,
             name=module.NAME,

@@ -64,8 +64,7 @@ def _single(label: str, rep: dict[str, Any], version: str, markdown: bool) -> st
             continue
         lines.append("")
         lines.append(f"## {TITLES[status]} ({len(group)})" if markdown else f"{TITLES[status]} ({len(group)}):")
-        shown = group if status != "EFFECTIVE" else group
-        for dest in shown:
+        for dest in group:
             why = _why(flags[dest], label)
             lines.append(f"- `{dest}`: {why}" if markdown else f"  {dest:<48} {why}")
     return "\n".join(lines).rstrip() + "\n"

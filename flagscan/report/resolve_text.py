@@ -9,7 +9,7 @@ from flagscan.evaluate.resolve import jsonable
 
 
 def to_json(result, show_all: bool = True) -> dict[str, Any]:
-    command, parsed, scenario, resolution, diagnostics = result
+    command, _parsed, scenario, resolution, diagnostics = result
     settings = {d: s.to_json() for d, s in resolution.settings.items()
                 if show_all or s.origin != "default"}
     return {
@@ -32,7 +32,7 @@ def _v(value: Any) -> str:
 
 def render(results, show_all: bool = False) -> str:
     lines: list[str] = []
-    for command, parsed, scenario, resolution, diagnostics in results:
+    for command, parsed, scenario, resolution, _diagnostics in results:
         gpu = scenario.gpu
         lines.append(f"{command.path}:{command.line}: {gpu.count}x {f'{gpu.name} ({gpu.sm})' if gpu.name and gpu.name != gpu.sm else gpu.sm}"
                      + (f", model {', '.join(scenario.model.architectures or [])}" if scenario.model else ", no model config"))

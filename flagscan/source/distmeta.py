@@ -51,7 +51,7 @@ class DistMeta:
                 "console_scripts": [list(p) for p in self.console_scripts], "origin": self.origin}
 
     @classmethod
-    def from_json(cls, data: dict[str, Any]) -> "DistMeta":
+    def from_json(cls, data: dict[str, Any]) -> DistMeta:
         reqs = tuple(Requirement(r["name"], r.get("pinned"), r.get("specifier", ""), bool(r.get("default")))
                      for r in data.get("requires", []))
         scripts = tuple((str(a), str(b)) for a, b in data.get("console_scripts", []))
@@ -60,7 +60,8 @@ class DistMeta:
 
 def parse_requirement(line: str) -> Requirement | None:
     from packaging.markers import UndefinedEnvironmentName
-    from packaging.requirements import InvalidRequirement, Requirement as PkgRequirement
+    from packaging.requirements import InvalidRequirement
+    from packaging.requirements import Requirement as PkgRequirement
 
     try:
         req = PkgRequirement(line)

@@ -5,8 +5,11 @@ from __future__ import annotations
 import json
 import sys
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import unquote, urlparse
+
+if TYPE_CHECKING:
+    from importlib import metadata
 
 from flagscan.source.model import (
     PACKAGE,
@@ -65,7 +68,7 @@ def from_directory(path: Path, revision: str) -> SourceTree:
     return tree_in_place(root, revision, "local", f"local: {root / PACKAGE}")
 
 
-def _editable_dir(dist: "metadata.Distribution") -> Path | None:
+def _editable_dir(dist: metadata.Distribution) -> Path | None:
     """The source dir of an editable install (PEP 610 direct_url.json), if any."""
     raw = dist.read_text("direct_url.json")
     if not raw:

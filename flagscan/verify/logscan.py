@@ -67,7 +67,7 @@ def observe_log(text: str, source: str) -> Observed:
     index, match = starts[-1]
     line = lines[index]
     try:
-        value, end = parse_repr(line.text, match.end())
+        value, _end = parse_repr(line.text, match.end())
     except ReprError as exc:
         hint = (" — the line is cut short (journald splits lines longer than its LineMax, 48K by default)"
                 if "end of text" in str(exc) else "")

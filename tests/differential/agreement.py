@@ -113,9 +113,9 @@ def score_case(recording, case, root: Path, inventory, cache_dir: Path | None) -
     score.false_rejection = any(r.certain for r in flagged)
     parsed_gt = {**recording["parsed_defaults"], **(case.get("parsed") or {})}
     final_gt = dict(parsed_gt)
-    for name, (before, after, _step) in case["changed"].items():
+    for name, (_before, after, _step) in case["changed"].items():
         final_gt[name] = _expand(after, lists)
-    for name, (before, after, _step) in case["changed"].items():
+    for name, (_before, after, _step) in case["changed"].items():
         if name in volatile:
             continue
         score.gt_adjusted += 1

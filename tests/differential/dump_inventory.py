@@ -177,7 +177,7 @@ def main(argv: list[str] | None = None) -> int:
 
     root = Path(args.sglang_root).resolve()
     sys.path.insert(0, str(root))
-    import sglang  # noqa: F401
+    import sglang
 
     if not str(Path(sglang.__file__).resolve()).startswith(str(root)):
         raise SystemExit(f"imported sglang from {sglang.__file__}, not from {root}")

@@ -211,8 +211,8 @@ def _preload_torch_compiler() -> None:
     cached), exactly as on a CPU-only install, and SGLang still gets the stub.
     """
     try:
-        import torch  # noqa: F401
-        import torch._dynamo  # noqa: F401
+        import torch
+        import torch._dynamo
         import torch._inductor.compile_fx  # noqa: F401
         from torch.utils._triton import has_triton, has_triton_package
 

@@ -388,7 +388,7 @@ def setup(sglang_root: str, gpu: dict | None, env: dict[str, str]) -> Recorder:
     gt_env.install_import_stubs()
     gt_env.simulate_gpu(gpu)
     sys.path.insert(0, str(SGLANG_ROOT))
-    import sglang  # noqa: F401
+    import sglang
 
     if not str(Path(sglang.__file__).resolve()).startswith(str(SGLANG_ROOT)):
         raise SystemExit(f"imported sglang from {sglang.__file__}, not {SGLANG_ROOT}")

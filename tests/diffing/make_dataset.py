@@ -13,6 +13,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
+from itertools import pairwise
 from pathlib import Path
 
 RELEASES = ["0.5.5", "0.5.6", "0.5.7", "0.5.8", "0.5.9", "0.5.10", "0.5.11", "0.5.12", "0.5.13", "0.5.14",
@@ -53,7 +54,7 @@ def main() -> None:
     parser.add_argument("--sample", type=int, default=0)
     args = parser.parse_args()
     pairs, everything = [], []
-    for old, new in zip(RELEASES, RELEASES[1:]):
+    for old, new in pairwise(RELEASES):
         (a, a_json), (b, b_json) = target(old, args.cache_dir), target(new, args.cache_dir)
         doc = diff_revisions(a, b, a_json, b_json).to_json()
         pairs.append({"old": old, "new": new, "summary": doc["summary"], "renamed": doc["flags"]["renamed"],

@@ -6,7 +6,6 @@ call reaches is reached, also when another function only sets it back to that va
 
 from __future__ import annotations
 
-from pathlib import Path
 from types import SimpleNamespace
 
 import pytest

@@ -10,6 +10,7 @@ import pytest
 
 from flagscan.report import gates_graph, gates_text, resolve_text
 
+
 def _no_op_entry() -> dict:
     return {"status": "NO_OP", "reads": [], "needs": [],
             "evidence": [{"read": "sglang/srt/layers/communicator.py:12", "guard": "_is_sm90_supported or _is_sm100_supported",

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from functools import lru_cache
+from functools import cache
 from pathlib import Path
 
 from flagscan.lint import Example, LintOptions, Selection, Target, Upgrade, lint_file
@@ -12,7 +12,7 @@ UNITS = ROOT / "fixtures" / "units"
 MODELS = ROOT / "tests" / "data" / "groundtruth" / "models"
 
 
-@lru_cache(maxsize=None)
+@cache
 def target(spec: str, cache_dir: str) -> Target:
     from flagscan.extract import load_inventory
     from flagscan.source import get_source

@@ -10,7 +10,6 @@ from pathlib import Path
 import pytest
 from source_helpers import TINY, GitServer
 
-
 # What git needs to commit and to make an annotated tag, given here instead of read
 # from the user's configuration: the fixture repository builds with an empty HOME
 # and is not changed by a global config (tag.gpgSign, init.defaultBranch...).

@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import json
 import threading
+from collections.abc import Iterator
 from contextlib import contextmanager
 from http.server import BaseHTTPRequestHandler, ThreadingHTTPServer
-from typing import Any, Iterator
+from typing import Any
 
 
 @contextmanager
@@ -16,7 +17,7 @@ def serve(routes: dict[str, tuple[int, Any]], delay: float = 0.0) -> Iterator[st
     seen: list[str] = []
 
     class Handler(BaseHTTPRequestHandler):
-        def do_GET(self) -> None:  # noqa: N802 - http.server's name
+        def do_GET(self) -> None:
             seen.append(self.path)
             if delay:
                 import time

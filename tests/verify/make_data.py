@@ -99,7 +99,7 @@ class _Recorder:
         self.records: list[dict[str, Any]] = []
         self._original = logging.Logger.callHandlers
 
-    def __enter__(self) -> "_Recorder":
+    def __enter__(self) -> _Recorder:
         recorder, original = self, self._original
 
         def call_handlers(logger: logging.Logger, record: logging.LogRecord) -> None:

@@ -13,8 +13,15 @@ import json
 from pathlib import Path
 from typing import Any
 
-from flagscan.evaluate.startup.run import GlobalWrites, StartupRaise, SurvivalTracking, StartupResult, StartupWrite, run_entries, \
-    startup_world
+from flagscan.evaluate.startup.run import (
+    GlobalWrites,
+    StartupRaise,
+    StartupResult,
+    StartupWrite,
+    SurvivalTracking,
+    run_entries,
+    startup_world,
+)
 from flagscan.evaluate.values import Obj, Unknown
 from flagscan.ruledata import load, model_path_of
 

@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import Any, ClassVar
 
 from flagscan.evaluate.gates_store import _globals_in
 from flagscan.evaluate.interp_base import Budget, Dead
@@ -24,7 +24,6 @@ from flagscan.evaluate.state import State
 from flagscan.evaluate.values import ClassVal, ExcVal, FuncVal, LazyImport, ModuleVal, Obj, Unknown
 from flagscan.evaluate.world import World
 from flagscan.facts.render import conjunction
-from flagscan.ruledata import load
 
 
 @dataclass(frozen=True, slots=True)
@@ -137,7 +136,7 @@ class GlobalWrites:
     path). A global rebound on a path that assumed an unknown test is, for every other
     path, only possibly rebound: it becomes unknown unless both values agree."""
 
-    _declared: dict[int, frozenset[str]] = {}
+    _declared: ClassVar[dict[int, frozenset[str]]] = {}
 
     def assign(self, target: Any, value: Any, state: State, module: ModuleVal, line: int) -> None:
         stack = getattr(self, "stack", None)

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flagscan.diagnostics import Diagnostic, Evidence, Severity
+from flagscan.diagnostics import Diagnostic, Severity
 from flagscan.ruledata import load
 
 

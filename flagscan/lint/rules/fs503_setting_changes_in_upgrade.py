@@ -71,7 +71,7 @@ def _state(setting) -> dict:
 
 
 def check(ctx):
-    parsed_after, after = ctx.after_upgrade
+    _parsed_after, after = ctx.after_upgrade
     out = []
     for dest, old, new in changes(ctx.resolution, after):
         given = ctx.parsed.values.get(dest)
