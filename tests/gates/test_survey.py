@@ -99,3 +99,18 @@ def test_survey_scores_hardware(version):
         if len({reach[k] for k in GPUS}) > 1
     ]
     assert len(varying) >= {"0.5.10": 3, "0.5.23": 12}[version], varying
+
+
+# README's accuracy section quotes these: flags surveyed and verdicts scored (flags and
+# per-read entries, each on four GPUs); the real test requires every one of them to agree.
+README_FIGURES = {"0.5.10": (48, 204), "0.5.23": (51, 252)}
+
+
+@pytest.mark.parametrize("version", sorted(README_FIGURES))
+def test_survey_size_is_the_readme_figure(version):
+    survey = load_survey(version)
+    scored = sum(len(GPUS) * (1 + len(entry.get("reads", {}))) for entry in survey.values())
+    assert (len(survey), scored) == README_FIGURES[version]
+    readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
+    flags, total = README_FIGURES[version]
+    assert f"{total}/{total}" in readme
