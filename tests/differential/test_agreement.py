@@ -17,10 +17,14 @@ from pathlib import Path
 from typing import Any
 
 import pytest
+from packaging.version import Version
 
 from tests.differential import agreement
 
-RELEASES = sorted(p.stem for p in agreement.RECORDINGS.glob("*.json"))
+RELEASES = sorted((p.stem for p in agreement.RECORDINGS.glob("*.json")), key=Version)
+# 0.5.20+: the resolution runs in hooks, and records which step (declared fallback, hook,
+# per-model override) last changed each setting
+HOOK_ERA = [r for r in RELEASES if Version(r) >= Version("0.5.20")]
 FULL_REPLAY = ("0.5.10", "0.5.14")
 SAMPLE_EVERY = 12
 # Flag sets of deprecated spellings SGLang translates (record_resolutions.py): always replayed.
@@ -96,7 +100,7 @@ def test_resolution_agrees_with_sglang(release: str, real_cache_dir: Path) -> No
 
 
 @pytest.mark.real
-@pytest.mark.parametrize("release", [r for r in RELEASES if r >= "0.5.20"])
+@pytest.mark.parametrize("release", HOOK_ERA)
 def test_fallback_causes_are_sglangs_declared_fallback_step(release: str, real_cache_dir: Path) -> None:
     """A setting flagscan explains as the field's declared fallback is one SGLang's own
     resolution recorded as changed by its `declared_fallback` step, never another step."""
@@ -124,7 +128,7 @@ def test_fallback_causes_are_sglangs_declared_fallback_step(release: str, real_c
 
 
 @pytest.mark.real
-@pytest.mark.parametrize("release", [r for r in RELEASES if r >= "0.5.20"])
+@pytest.mark.parametrize("release", HOOK_ERA)
 def test_declared_causes_name_sglangs_deciding_step(release: str, real_cache_dir: Path) -> None:
     """A setting explained as declared by a source (a hook or a per-model override) is one
     SGLang's own resolution recorded as last changed by that source."""
