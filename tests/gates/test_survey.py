@@ -112,5 +112,5 @@ def test_survey_size_is_the_readme_figure(version):
     scored = sum(len(GPUS) * (1 + len(entry.get("reads", {}))) for entry in survey.values())
     assert (len(survey), scored) == README_FIGURES[version]
     readme = (Path(__file__).resolve().parents[2] / "README.md").read_text()
-    flags, total = README_FIGURES[version]
+    _flags, total = README_FIGURES[version]
     assert f"{total}/{total}" in readme
