@@ -167,42 +167,6 @@ def apply_rejections(gg: GpuGates, rejections, user_dests: set[str]) -> None:
                                      "message": str(rej.message) if rej.message is not None else None})
 
 
-def cache_key(tree_key: str, inventory: Inventory, gpu: GpuProfile, env: dict[str, str] | None,
-              model: ModelFacts | None, settings: dict[str, Any] | None, user_dests: set[str]) -> str:
-    import hashlib
-    import json
-
-    def show(v: Any) -> Any:
-        return ["?", sorted(v.needs)] if isinstance(v, Unknown) else repr(v)
-
-    from flagscan.extract.cache import engine_version
-
-    doc = {"engine": engine_version(), "tree": tree_key, "flags": sorted(f.dest for f in inventory.flags), "gpu": gpu.to_json(),
-           "env": env or {}, "model": model.config if model is not None else None,
-           "settings": {k: show(v) for k, v in sorted((settings or {}).items())} if settings is not None else None,
-           "user": sorted(user_dests)}
-    return hashlib.sha256(json.dumps(doc, sort_keys=True, default=str).encode()).hexdigest()[:32]
-
-
-def cached_gpu_json(cache_dir: Path | None, key: str, build) -> dict[str, Any] | None:
-    """A GPU's report from `<cache>/facts/gates/<key>.json`, or built and stored (None: only look)."""
-    import json
-
-    from flagscan.extract.cache import write_json
-    from flagscan.extract.reads import read_json
-
-    path = Path(cache_dir) / "facts" / "gates" / f"{key}.json" if cache_dir is not None else None
-    hit = read_json(path)
-    if isinstance(hit, dict) and "flags" in hit:
-        return hit
-    if build is None:
-        return None
-    payload = json.loads(json.dumps(build(), default=str))
-    if path is not None:
-        write_json(path, payload)
-    return payload
-
-
 _JOBS: dict[str, Any] = {}
 
 
