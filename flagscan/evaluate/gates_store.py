@@ -171,6 +171,22 @@ def _hashable(value: Any) -> bool:
     return True
 
 
+def _nested(stmt: list[Any], into_defs: bool) -> list[list[Any]]:
+    """The statement bodies nested in one statement (a def's only when `into_defs`)."""
+    kind = stmt[0]
+    if kind == "def":
+        return [stmt[2]["body"]] if into_defs else []
+    if kind == "if":
+        return [stmt[3], stmt[4]]
+    if kind == "for":
+        return [stmt[4], stmt[5]]
+    if kind in ("while", "with"):
+        return [stmt[3]]
+    if kind == "try":
+        return [stmt[2], *(h[2] for h in stmt[3]), stmt[4], stmt[5]]
+    return []
+
+
 def _assignments(body: list[Any], name: str, out: list[tuple[int, Any]]) -> None:
     """(line, assigned IR expression; None for an augmented one) of every binding of `name`."""
     for stmt in body:
@@ -179,44 +195,16 @@ def _assignments(body: list[Any], name: str, out: list[tuple[int, Any]]) -> None
             out.append((stmt[1], stmt[3]))
         elif kind == "aug" and isinstance(stmt[2], list) and stmt[2][:2] == ["n", name]:
             out.append((stmt[1], None))
-        elif kind == "def":
-            _assignments(stmt[2]["body"], name, out)
-        elif kind == "if":
-            _assignments(stmt[3], name, out)
-            _assignments(stmt[4], name, out)
-        elif kind == "for":
-            _assignments(stmt[4], name, out)
-            _assignments(stmt[5], name, out)
-        elif kind in ("while", "with"):
-            _assignments(stmt[3], name, out)
-        elif kind == "try":
-            _assignments(stmt[2], name, out)
-            for h in stmt[3]:
-                _assignments(h[2], name, out)
-            _assignments(stmt[4], name, out)
-            _assignments(stmt[5], name, out)
-
+        for inner in _nested(stmt, into_defs=True):
+            _assignments(inner, name, out)
 
 
 def _imports_in(body: list[Any], before: int, out: list[list[Any]]) -> None:
     for stmt in body:
-        kind = stmt[0]
-        if kind == "import" and (not before or stmt[1] < before):
+        if stmt[0] == "import" and (not before or stmt[1] < before):
             out.append(stmt)
-        elif kind == "if":
-            _imports_in(stmt[3], before, out)
-            _imports_in(stmt[4], before, out)
-        elif kind == "for":
-            _imports_in(stmt[4], before, out)
-            _imports_in(stmt[5], before, out)
-        elif kind in ("while", "with"):
-            _imports_in(stmt[3], before, out)
-        elif kind == "try":
-            _imports_in(stmt[2], before, out)
-            for h in stmt[3]:
-                _imports_in(h[2], before, out)
-            _imports_in(stmt[4], before, out)
-            _imports_in(stmt[5], before, out)
+        for inner in _nested(stmt, into_defs=False):
+            _imports_in(inner, before, out)
 
 
 def _globals_in(body: list[Any], out: set[str]) -> None:
