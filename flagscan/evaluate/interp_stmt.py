@@ -280,19 +280,25 @@ class StatementsMixin:
 
     def _s_assert(self, stmt, state, module):
         _, line, test_ir, msg_ir, text = stmt[:5]   # stmt[5], the source text, is for the read extractor
-        t = truth(self.eval(test_ir, state, module, line=line))
+        test = self.eval(test_ir, state, module, line=line)
+        t = truth(test)
         if t is True:
             return [("next", state, None)]
         failing = state.fork()
         if t is None:
             failing.assumptions = failing.assumptions + (f"not ({text})",)
             state.assumptions = state.assumptions + (text,)
+            self.assert_assumed(text, test)
         message = self.eval(msg_ir, failing, module, line=line) if msg_ir is not None else text
         exc = ExcVal("AssertionError", message)
         self.record(failing, "raise", module, line, value="AssertionError", message=message)
         if t is False:
             return [("raise", failing, exc)]
         return [("next", state, None), ("raise", failing, exc)]
+
+    def assert_assumed(self, text: str, test: Any) -> None:
+        """An `assert` whose test is not known: both outcomes are followed (a hook for phases
+        that say what such a test needs)."""
 
     def _s_for(self, stmt, state, module):
         _, line, target, iter_ir, body, orelse = stmt

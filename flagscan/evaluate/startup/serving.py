@@ -21,7 +21,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from flagscan.evaluate.interp_base import Budget, Dead, truth
+from flagscan.evaluate.interp_base import Budget, Dead
 from flagscan.evaluate.state import State
 from flagscan.evaluate.values import BoundMethod, ExcVal, FuncVal, Obj, Unknown
 
@@ -81,27 +81,11 @@ class BatchAsserts:
                     local[name] = Unknown(f"the {'keyword ' if kind == '**' else ''}arguments of a {fn.qualname} call")
         return local
 
-    def _s_assert(self, stmt, state, module):
-        if not self.serving_active:
-            return super()._s_assert(stmt, state, module)  # type: ignore[misc]
-        _, line, test_ir, msg_ir, text = stmt[:5]
-        test = self.eval(test_ir, state, module, line=line)  # type: ignore[attr-defined]
-        t = truth(test)
-        if t is True:
-            return [("next", state, None)]
-        failing = state.fork()
-        if t is None:
-            failing.assumptions = failing.assumptions + (f"not ({text})",)
-            state.assumptions = state.assumptions + (text,)
-            if isinstance(test, Unknown) and test.needs:
-                needs = self.assumed_needs.get(text, frozenset()) | test.needs  # type: ignore[attr-defined]
-                self.assumed_needs[text] = self.assumed_needs[f"not ({text})"] = needs  # type: ignore[attr-defined]
-        message = self.eval(msg_ir, failing, module, line=line) if msg_ir is not None else text  # type: ignore[attr-defined]
-        exc = ExcVal("AssertionError", message)
-        self.record(failing, "raise", module, line, value="AssertionError", message=message)  # type: ignore[attr-defined]
-        if t is False:
-            return [("raise", failing, exc)]
-        return [("next", state, None), ("raise", failing, exc)]
+    def assert_assumed(self, text: str, test: Any) -> None:
+        super().assert_assumed(text, test)  # type: ignore[misc]
+        if self.serving_active and isinstance(test, Unknown) and test.needs:
+            needs = self.assumed_needs.get(text, frozenset()) | test.needs  # type: ignore[attr-defined]
+            self.assumed_needs[text] = self.assumed_needs[f"not ({text})"] = needs  # type: ignore[attr-defined]
 
 
 def run_serving(interp, state: State, instance: Any, entry: dict[str, Any], rules: dict[str, Any],
