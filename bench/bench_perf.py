@@ -18,7 +18,6 @@ from __future__ import annotations
 
 import argparse
 import ast
-import json
 import os
 import shutil
 import subprocess
@@ -26,6 +25,9 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+
+sys.path.insert(0, str(Path(__file__).resolve().parent))
+from bench_core import tree_root
 
 ROOT = Path(__file__).resolve().parent.parent
 UNIT = ROOT / "fixtures" / "units" / "sglang-qwen.service"
@@ -53,15 +55,6 @@ def best(argv: list[str], runs: int = 3) -> tuple[float, float, int, float]:
 def shown(figure: tuple[float, float, int, float]) -> str:
     s, rss, code, cpu = figure
     return f"{s:6.2f} s ({cpu:5.2f} s CPU)  {rss:5.0f} MiB  exit {code}"
-
-
-def tree_of(cache: str, release: str) -> Path:
-    out = subprocess.run([sys.executable, "-m", "flagscan", "-q", "--cache-dir", cache, "--format", "json",
-                          "sources", "list"], cwd=ROOT, capture_output=True, text=True).stdout
-    for entry in json.loads(out or "{}").get("sources", []):
-        if entry.get("version") == release and entry.get("path"):
-            return Path(entry["path"])
-    raise SystemExit(f"no cached tree for {release}")
 
 
 def ast_parse(root: Path) -> tuple[float, int, float]:
@@ -100,7 +93,7 @@ def bench(release: str, cache: str) -> None:
         print(f"  {label:40}: {shown(figure)}  (limit 0.5 s: {verdict(figure[0], 0.5)})")
     figure = best([*base, "report", "--gpu", "h200", "--format", "json", "--", *ARGV])
     print(f"  {'report --gpu h200 -- ARGV, warm':40}: {shown(figure)}  (limit 1 s: {verdict(figure[0], 1.0)})")
-    tree = tree_of(cache, release)
+    tree = tree_root(cache, release)
     with tempfile.TemporaryDirectory() as tmp:
         cold_cache = fresh_cache_with(tree, cache, release, Path(tmp) / "cache")
         cold = timed(["--cache-dir", cold_cache, "--sglang", release, "--offline", "report", "--gpu", "h200",

@@ -53,24 +53,34 @@ def record(stage: Path, hashes: dict[str, str]) -> Entries:
     return out
 
 
-def _stat_tree(path: Path) -> dict[str, tuple[int, int]]:
-    """relpath -> (size, mtime_ns) of every file under path/sglang (one scandir pass, plain strings:
-    this runs on every warm serve)."""
+def _files(path: Path):
+    """(relpath, directory entry) of every file under path/sglang, in one scandir pass
+    (plain strings: this runs on every warm serve)."""
     top = os.fspath(path)
     cut = len(top) + 1
-    out: dict[str, tuple[int, int]] = {}
     stack = [os.path.join(top, PACKAGE)]
     while stack:
         try:
             with os.scandir(stack.pop()) as it:
-                for entry in it:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    else:
-                        st = entry.stat(follow_symlinks=False)
-                        out[entry.path[cut:]] = (st.st_size, st.st_mtime_ns)
+                entries = list(it)
         except OSError:
             continue
+        for entry in entries:
+            if entry.is_dir(follow_symlinks=False):
+                stack.append(entry.path)
+            else:
+                yield entry.path[cut:], entry
+
+
+def _stat_tree(path: Path) -> dict[str, tuple[int, int]]:
+    """relpath -> (size, mtime_ns) of every file under path/sglang."""
+    out: dict[str, tuple[int, int]] = {}
+    for rel, entry in _files(path):
+        try:
+            st = entry.stat(follow_symlinks=False)
+        except OSError:
+            continue
+        out[rel] = (st.st_size, st.st_mtime_ns)
     return out
 
 
@@ -83,21 +93,7 @@ def _hash(path: Path) -> str | None:
 
 def _file_names(path: Path) -> set[str]:
     """relpath of every file under path/sglang, from directory entries alone (no stat per file)."""
-    top = os.fspath(path)
-    cut = len(top) + 1
-    out: set[str] = set()
-    stack = [os.path.join(top, PACKAGE)]
-    while stack:
-        try:
-            with os.scandir(stack.pop()) as it:
-                for entry in it:
-                    if entry.is_dir(follow_symlinks=False):
-                        stack.append(entry.path)
-                    else:
-                        out.add(entry.path[cut:])
-        except OSError:
-            continue
-    return out
+    return {rel for rel, _ in _files(path)}
 
 
 def check(path: Path, manifest: dict[str, Any], digest: str) -> TreeCheck:
