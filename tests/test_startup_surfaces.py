@@ -1,6 +1,6 @@
 """The startup and serving phases on the surfaces: `report` (REJECTED with the raise as evidence),
 `explain` (who raises on this setting), `diff` (rejections added and removed for a unit), and
-lint FS305, on the lint fixture tree (fixtures/trees/lint)."""
+lint FS305 and FS306, on the lint fixture tree (fixtures/trees/lint)."""
 
 from __future__ import annotations
 
@@ -133,12 +133,13 @@ def test_diff_where_a_revision_has_no_startup_path_says_not_followed(cache, tmp_
     assert change["startup"]["new"] == "not followed" and change["removed"] == [] and change["added"] == []
 
 
-def test_fs305_says_many_serving_failures_once_with_their_count() -> None:
+def test_fs305_and_fs306_say_many_serving_failures_once_with_their_count() -> None:
     from types import SimpleNamespace
 
     from flagscan.diagnostics import FileLocation, Severity
     from flagscan.evaluate.startup.run import StartupRaise
     from flagscan.lint.rules import fs305_possible_serving_failure as fs305
+    from flagscan.lint.rules import fs306_possible_serving_assertion as fs306
 
     def raised(i: int, exception: str = "AssertionError") -> StartupRaise:
         return StartupRaise(f"sglang/srt/b.py:{i}", "forward_decode", exception, f"m{i}",
@@ -148,12 +149,18 @@ def test_fs305_says_many_serving_failures_once_with_their_count() -> None:
         return SimpleNamespace(startup=SimpleNamespace(rejections=rejections), parsed=SimpleNamespace(values={}),
                                command_location=FileLocation("u.sh", 1, 1))
 
-    few = fs305.check(ctx([raised(1), raised(2, "NotImplementedError")]))
-    assert [(d.code, d.severity) for d in few] == [("FS305", Severity.WARNING), ("FS305", Severity.INFO)]
-    many = fs305.check(ctx([raised(i) for i in range(1, 6)] + [raised(9, "NotImplementedError")]))
-    (summary,) = many
-    assert summary.severity is Severity.WARNING and len(summary.data["checks"]) == 6
-    assert summary.data["condition"] == "forward_batch.forward_mode.is_mode9()"   # the unsupported one first
-    # a startup-phase raise is FS303/FS304's, not FS305's
+    # each code has one severity: the unsupported kind of batch is FS305's warning, the assertion FS306's info
+    few = ctx([raised(1), raised(2, "NotImplementedError")])
+    assert [(d.code, d.severity, d.data["condition"]) for d in fs305.check(few)] == [
+        ("FS305", Severity.WARNING, "forward_batch.forward_mode.is_mode2()")]
+    assert [(d.code, d.severity, d.data["condition"]) for d in fs306.check(few)] == [
+        ("FS306", Severity.INFO, "forward_batch.forward_mode.is_mode1()")]
+    many = ctx([raised(i) for i in range(1, 6)] + [raised(9, "NotImplementedError")])
+    (summary,) = fs306.check(many)
+    assert summary.severity is Severity.INFO and len(summary.data["checks"]) == 5
+    assert summary.data["condition"] == "forward_batch.forward_mode.is_mode1()"   # the first in source order
+    (unsupported,) = fs305.check(many)
+    assert unsupported.severity is Severity.WARNING and "checks" not in unsupported.data
+    # a startup-phase raise is FS303/FS304's, not FS305's or FS306's
     startup = StartupRaise("sglang/srt/c.py:1", "f", "RuntimeError", "m", "", True, (), "TP worker", "startup")
-    assert fs305.check(ctx([startup])) == []
+    assert fs305.check(ctx([startup])) == [] and fs306.check(ctx([startup])) == []

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
+
 from flagscan.diagnostics import Diagnostic, Evidence, Severity
 from flagscan.lint.rules._settings import at_named_flag
 
@@ -14,3 +16,27 @@ def finding(ctx, code: str, severity: Severity, message: str, raised, **data) ->
     d = Diagnostic(code, severity, message, location=ctx.command_location,
                    evidence=(Evidence(raised.location, raised.condition),), data=extra)
     return at_named_flag(ctx, d)
+
+
+def at_read_flag(ctx, d: Diagnostic, raised) -> Diagnostic:
+    """Where no flag is named in the condition: at the first flag given whose setting the serving path read."""
+    if d.flag:
+        return d
+    for dest in raised.reads:
+        given = ctx.parsed.values.get(dest)
+        if given is not None and given.location is not None:
+            return replace(d, location=given.location, flag=given.option)
+    return d
+
+
+def serving_findings(ctx, code: str, severity: Severity, message: str, summary: str, max_each: int,
+                     raises: list) -> list[Diagnostic]:
+    """One finding per serving raise (in source order), or, beyond `max_each`, one that gives their count."""
+    raises = sorted(raises, key=lambda r: (r.location, r.message))
+    if len(raises) <= max_each:
+        return [at_read_flag(ctx, finding(ctx, code, severity, message.format(
+            condition=r.condition, message=r.message or r.exception), r, condition=r.condition), r) for r in raises]
+    first = raises[0]
+    d = finding(ctx, code, severity, summary.format(count=len(raises), condition=first.condition), first,
+                condition=first.condition, checks=[r.location for r in raises])
+    return [at_read_flag(ctx, d, first)]

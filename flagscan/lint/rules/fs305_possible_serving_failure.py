@@ -5,12 +5,11 @@ Once the startup code is followed (see FS303), calls what SGLang calls when batc
 arrive on the objects it built (the attention backend's `init_forward_metadata`,
 `forward_extend`, `forward_decode`, the model runner's forward paths, the model's
 `forward`, the CUDA-graph runner's `replay`; rules/startup.toml [[serving]]) with a
-batch flagscan does not know, and reports a `raise`/`assert` there with the test on
-the batch that selects it (`forward_batch.forward_mode.is_target_verify()`). A
-`NotImplementedError` (a kind of batch the chosen code does not support) or a raise
-that also needs a fact flagscan was not given is a warning; an assertion on the
-batch's contents alone is information. More than three are said once, with their
-count.
+batch flagscan does not know, and reports a `raise` there with the test on the batch
+that selects it (`forward_batch.forward_mode.is_target_verify()`) when it is a
+`NotImplementedError` (a kind of batch the chosen code does not support) or also
+needs a fact flagscan was not given. Any other raise or assertion on the batch alone
+is FS306. More than three are said once, with their count.
 
 ## Why is this bad?
 The server passes its health check and then fails on the first batch of that kind
@@ -30,9 +29,9 @@ long after the deploy looked green.
 or an attention backend that supports the batches your settings produce.
 """
 
-from flagscan.diagnostics import Diagnostic, Severity
+from flagscan.diagnostics import Severity
 from flagscan.lint.model import Example
-from flagscan.lint.rules._startup import finding
+from flagscan.lint.rules._startup import serving_findings
 
 CODE = "FS305"
 NAME = "possible-serving-failure"
@@ -44,10 +43,12 @@ UNSUPPORTED = ("NotImplementedError",)  # the exception Python code raises for "
 MAX_EACH = 3
 
 _LLAMA = "tests/data/groundtruth/models/llama-3-8b"
+_MIXED = "fixtures/models/tiny-mixed"  # its forward asserts on the batch alone: FS306's, not this rule's
 
 VALID = (
     Example("--model-path m --attention-backend fa3", gpu="h200", model=_LLAMA),
     Example("--model-path m --attention-backend triton --speculative-algorithm EAGLE", gpu="h200", model=_LLAMA),
+    Example("--model-path m --attention-backend triton", gpu="h200", model=_MIXED),
 )
 INVALID = (
     Example("--model-path m --attention-backend fa3 --speculative-algorithm EAGLE", gpu="h200", model=_LLAMA,
@@ -55,32 +56,11 @@ INVALID = (
 )
 
 
-def severity(raised) -> Severity:
-    """Warning for an unsupported kind of batch or a raise that also needs a fact; info otherwise."""
-    return SEVERITY if raised.exception in UNSUPPORTED or raised.needs else Severity.INFO
-
-
-def _at_read_flag(ctx, d: Diagnostic, raised) -> Diagnostic:
-    """Where no flag is named in the condition: at the first flag given whose setting the serving path read."""
-    from dataclasses import replace
-
-    if d.flag:
-        return d
-    for dest in raised.reads:
-        given = ctx.parsed.values.get(dest)
-        if given is not None and given.location is not None:
-            return replace(d, location=given.location, flag=given.option)
-    return d
+def owns(raised) -> bool:
+    """A serving raise of an unsupported kind of batch, or one that also needs a fact (the rest are FS306's)."""
+    return raised.exception in UNSUPPORTED or bool(raised.needs)
 
 
 def check(ctx):
-    serving = [r for r in ctx.startup.rejections if r.phase == "serving"]
-    serving.sort(key=lambda r: (severity(r) is not SEVERITY, r.location, r.message))
-    if len(serving) <= MAX_EACH:
-        return [_at_read_flag(ctx, finding(ctx, CODE, severity(r), MESSAGE.format(
-            condition=r.condition, message=r.message or r.exception), r, condition=r.condition), r) for r in serving]
-    first = serving[0]
-    worst = SEVERITY if any(severity(r) is SEVERITY for r in serving) else Severity.INFO
-    d: Diagnostic = finding(ctx, CODE, worst, SUMMARY.format(count=len(serving), condition=first.condition), first,
-                            condition=first.condition, checks=[r.location for r in serving])
-    return [_at_read_flag(ctx, d, first)]
+    return serving_findings(ctx, CODE, SEVERITY, MESSAGE, SUMMARY, MAX_EACH,
+                            [r for r in ctx.startup.rejections if r.phase == "serving" and owns(r)])
