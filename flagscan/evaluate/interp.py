@@ -10,7 +10,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flagscan.evaluate.giveup import Stop, give_up
+from flagscan.evaluate.giveup import Stop, bound, give_up
 
 # The parts of the class, one mixin a stage of evaluation; the names other modules
 # import from here (truth, Dead, Budget, _object_method...) stay importable from here.
@@ -92,6 +92,17 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         path = module.path if module is not None else "?"
         give_up(self._stops, construct, f"{path}:{line or self.line}", what)
         return Unknown(f"{construct} (not followed)", needs)
+
+    def bound(self, limit: str, module: ModuleVal | None = None, line: int = 0,
+              what: str = "its value", needs: frozenset[str] | set[str] = ()) -> Unknown:
+        """Analysis stops at one of flagscan's own limits (`limit`: call depth, recursion
+        levels, loop passes, the step budget): a Stop reported as a give-up is, but never
+        raised under FLAGSCAN_STRICT=1 (see giveup.py), and the Unknown for what it would
+        have computed."""
+        module = module or self.at or self.current_module
+        path = module.path if module is not None else "?"
+        bound(self._stops, limit, f"{path}:{line or self.line}", what)
+        return Unknown(f"{limit} (not followed)", needs)
 
     def trace_unknown(self, module: ModuleVal, line: int, text: str, value: Any) -> None:
         import sys as _sys

@@ -2,10 +2,11 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import Any
 
 from flagscan.evaluate.interp_base import Budget, Dead
-from flagscan.evaluate.state import OPEN, State, join_states, join_values, same
+from flagscan.evaluate.state import OPEN, Chain, Event, State, join_states, join_values, same
 from flagscan.evaluate.values import (
     BoundMethod,
     Builtin,
@@ -137,8 +138,16 @@ class CallsMixin:
             if key is None:
                 return self.call(func.func, args, kwargs, state, module, node, line)
             if key not in func.cache:
-                func.cache[key] = self.call(func.func, args, kwargs, state, module, node, line)
-            return func.cache[key]
+                start = state.chain
+                result = self.call(func.func, args, kwargs, state, module, node, line)
+                func.cache[key] = (result, _reads_since(state, start))
+            else:
+                # Python does not run the function again, but this path's outcome rests on what
+                # computing the result read: those reads are this path's too, whichever path
+                # happened to fill the cache (else a raise's reads depend on the call order)
+                for event in func.cache[key][1]:
+                    state.add_event(replace(event, conds=state.conds, assumptions=state.assumptions))
+            return func.cache[key][0]
         if isinstance(func, LambdaVal):
             local = dict(func.closure)
             for (pname, _default, _), arg in zip(func.params, args):
@@ -230,12 +239,12 @@ class CallsMixin:
         if override is not NotImplemented:
             return override
         if self.depth >= self.max_depth:
-            return self.give_up(f"a call of {fn.qualname} deeper than {self.max_depth} calls", fn.module,
-                                fn.ir.get("line", 0), "what it returns or writes")
+            return self.bound(f"a call of {fn.qualname} deeper than {self.max_depth} calls", fn.module,
+                              fn.ir.get("line", 0), "what it returns or writes")
         if sum(1 for _, f in self.stack if f is fn.ir) >= 3:
             # Recursion on values flagscan cannot see through would fork without end.
-            return self.give_up(f"recursion of {fn.qualname} beyond 3 levels", fn.module, fn.ir.get("line", 0),
-                                "what it returns or writes")
+            return self.bound(f"recursion of {fn.qualname} beyond 3 levels", fn.module, fn.ir.get("line", 0),
+                              "what it returns or writes")
         local = self.bind_params(fn, args, kwargs, state)
         if fn.ir.get("generator"):
             return GeneratorVal(fn, local)   # Python runs none of a generator function's body here
@@ -251,8 +260,8 @@ class CallsMixin:
             outcomes = self.exec_block(fn.ir["body"], state, fn.module)
         except Budget:
             self.notes.append(f"{fn.qualname}: analysis budget exhausted")
-            self.give_up(f"the step budget ({self.call_budget}) in {fn.qualname}", fn.module, fn.ir.get("line", 0),
-                         "what it returns or writes")
+            self.bound(f"the step budget ({self.call_budget}) in {fn.qualname}", fn.module, fn.ir.get("line", 0),
+                       "what it returns or writes")
             outcomes = [("return", state, Unknown(f"{fn.qualname}(...) (budget)"))]
         finally:
             self.depth -= 1
@@ -382,6 +391,19 @@ def _is_exception(cls: ClassVal) -> bool:
         if name.endswith(("Error", "Exception")) or name in ("BaseException",):
             return True
     return False
+
+
+def _reads_since(state: State, start: Chain) -> tuple[Event, ...]:
+    """The "read" events added to `state` since its event chain was `start`, oldest first."""
+    found: list[Event] = []
+    node: Chain | None = state.chain
+    while node is not None and node is not start and node.event is not None:
+        found.append(node.event)
+        node = node.prev
+    if node is not start:   # joined paths rebuilt the chain: what is not in `start` is new
+        before = {id(e) for e in start}
+        found = [e for e in state.chain if id(e) not in before][::-1]
+    return tuple(e for e in reversed(found) if e.kind == "read")
 
 
 def _memo_key(args, kwargs):

@@ -5,7 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flagscan.evaluate.interp_base import PLAIN, Budget, Dead, truth
-from flagscan.evaluate.state import State, join_states, widen
+from flagscan.evaluate.state import State, join_states, same, widen
 from flagscan.evaluate.values import (
     BoundMethod,
     Builtin,
@@ -325,7 +325,7 @@ class StatementsMixin:
         results: list[tuple[str, State, Any]] = []
         if len(iterable) > 2000:
             iterable = None
-            self.give_up(f"a loop over {len(iterable or [])} elements", module, line, "what the loop writes")
+            self.bound(f"a loop over {len(iterable or [])} elements", module, line, "what the loop writes")
             return self._s_for(stmt[:3] + [["unk", "a long iterable"]] + stmt[4:], state, module)
         for item in iterable:
             if current is None:
@@ -357,6 +357,9 @@ class StatementsMixin:
 
     def _s_while(self, stmt, state, module):
         _, line, test_ir, body = stmt
+        # what the loop starts from, kept intact (writes copy first), for a loop cut at its bound
+        entry_locals, entry_heap = dict(state.locals), dict(state.heap)
+        state.owned, state.owned_values = set(), set()
         current: State | None = state
         results: list[tuple[str, State, Any]] = []
         exits: list[State] = []
@@ -385,8 +388,8 @@ class StatementsMixin:
                     results.append(("next", widen(join_states(exits, "loop"), entry), None))
                 return results
         if current is not None:
-            self.give_up("a while loop that ran 200 passes", module, line, "what the loop writes")
-            exits.append(widen(current, state))
+            self.bound("a while loop that ran 200 passes", module, line, "what the loop writes")
+            exits.append(_unbounded(current, entry_locals, entry_heap, "a while loop cut at 200 passes"))
         if exits:
             results.append(("next", join_states(exits, "loop"), None))
         return results
@@ -471,3 +474,26 @@ def _element_of(iterable: Any, text: str) -> Unknown:
         if 0 < len(elements) <= 128:
             return Unknown(f"element of {text}", iterable.needs, tuple(elements))
     return Unknown(f"element of {text}", iterable.needs if isinstance(iterable, Unknown) else frozenset())
+
+
+def _unbounded(state: State, entry_locals: dict[str, Any], entry_heap: dict[int, dict[str, Any]],
+               why: str) -> State:
+    """A loop still running when flagscan stops following it: every local and attribute
+    its passes changed (from `entry_*`, the loop's start) may take any value later passes
+    give it, so it becomes unknown; what no pass changed keeps its value."""
+    for key, value in list(state.locals.items()):
+        if key not in entry_locals or not same(value, entry_locals[key]):
+            state.locals[key] = Unknown(f"{key} ({why})", getattr(value, "needs", frozenset()))
+    for oid, attrs in list(state.heap.items()):
+        old = entry_heap.get(oid)
+        if attrs is old:
+            continue
+        changed = [k for k, v in attrs.items() if old is None or k not in old or not same(v, old[k])]
+        if changed:
+            fresh = dict(attrs)
+            for k in changed:
+                fresh[k] = Unknown(f".{k} ({why})", getattr(attrs[k], "needs", frozenset()))
+            state.heap[oid] = fresh
+            state.owned.add(oid)
+            state.modified.add(oid)
+    return state

@@ -283,7 +283,8 @@ class GenericAlias:
 
 @dataclass(eq=False)
 class Memo:
-    """A function under functools.cache / lru_cache: same arguments, same result."""
+    """A function under functools.cache / lru_cache: same arguments, same result.
+    `cache`: key -> (result, the "read" events computing it made, replayed on each hit)."""
 
     func: Any
     cache: dict = field(default_factory=dict)

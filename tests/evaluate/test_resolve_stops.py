@@ -30,8 +30,9 @@ def test_no_settings_is_a_one_line_error_with_exit_2(tmp_path) -> None:
         assert "Traceback" not in result.output
 
 
-@pytest.mark.gives_up
 def test_where_analysis_stopped_is_a_finding(tmp_path) -> None:
+    # --debug-depth 1 stops at a bound (recursion, call depth): reported as any stop is, under
+    # FLAGSCAN_STRICT=1 too (a bound is flagscan's own limit, not code it cannot follow)
     from tests.conftest import ROOT
 
     out = resolve_json(ROOT / LINT_TREE, tmp_path / "c", ["--model-path", "m", "--debug-depth", "1"])
@@ -43,14 +44,28 @@ def test_where_analysis_stopped_is_a_finding(tmp_path) -> None:
 
 
 def test_strict_mode_raises_where_analysis_stops(tmp_path, monkeypatch) -> None:
-    from tests.conftest import ROOT
-
+    # a construct the interpreter does not model (a complex literal) in a handler: a give-up
+    source = SERVER_ARGS.replace("            self.buffer_size = 1000",
+                                 "            self.buffer_size = 1000\n            self.ratio = 2j")
+    tree = write_tree(tmp_path / "t", source)
     monkeypatch.setenv("FLAGSCAN_STRICT", "1")
-    result = _invoke(ROOT / LINT_TREE, tmp_path / "c", "resolve", "--model-path", "m", "--debug-depth", "1")
+    result = _invoke(tree, tmp_path / "c", "resolve", "--model-path", "m")
     assert result.exit_code != 0
     from flagscan.strict import GaveUp
 
     assert isinstance(result.exception, GaveUp)
+    monkeypatch.delenv("FLAGSCAN_STRICT")
+    lenient = resolve_json(tree, tmp_path / "c", ["--model-path", "m"])
+    assert [s["construct"] for s in lenient["stopped"]] == ["an expression flagscan does not model (2j)"]
+
+
+def test_strict_mode_does_not_raise_at_a_bound(tmp_path, monkeypatch) -> None:
+    from tests.conftest import ROOT
+
+    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+    out = resolve_json(ROOT / LINT_TREE, tmp_path / "c", ["--model-path", "m", "--debug-depth", "1"])
+    assert out["stopped"] and all(s["construct"].endswith(("beyond 3 levels", "deeper than 1 calls"))
+                                  for s in out["stopped"])
 
 
 def test_a_rule_that_fails_says_what_is_missing_and_raises_under_strict(monkeypatch) -> None:
