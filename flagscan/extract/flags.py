@@ -316,8 +316,9 @@ def _generate(run: _Run, call: cst.Call, scope: Scope) -> None:
                          f"{scope.module.code(call.args[1].value) if len(call.args) > 1 else '?'} not followed")
         return
     _check_generator_reviewed(run, call, scope)
+    generator = _safe_eval(run, call.func, scope)  # its module holds the name function it calls
     for decl in run.fields.values():
-        flag = generate_field_flag(run.ev, run.rules, decl, field_default(run.ev, decl))
+        flag = generate_field_flag(run.ev, run.rules, decl, field_default(run.ev, decl), generator)
         if flag is not None:
             run.flags.append(flag)
 

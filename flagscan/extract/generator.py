@@ -16,6 +16,7 @@ from flagscan.extract.consteval import (
 )
 from flagscan.extract.fields import MISSING, FieldDecl, class_fields, field_default, module_tail
 from flagscan.facts.flags import Flag, Location
+from flagscan.strict import give_up
 
 
 def _metadata(ev: Evaluator, rules: dict[str, Any], decl: FieldDecl) -> tuple[cst.BaseExpression, dict[str, Any]] | None:
@@ -125,8 +126,12 @@ def _scalar_name(rules: dict[str, Any], node: cst.BaseExpression) -> str | None:
     return rules["generator"]["scalar_types"].get(module_tail(node))
 
 
-def generate_field_flag(ev: Evaluator, rules: dict[str, Any], decl: FieldDecl, default: Any) -> Flag | None:
-    """What add_cli_args_from_dataclass registers for one field, or None."""
+def generate_field_flag(ev: Evaluator, rules: dict[str, Any], decl: FieldDecl, default: Any,
+                        generator: Any = None) -> Flag | None:
+    """What add_cli_args_from_dataclass registers for one field, or None: no flag, or (with a
+    note in `ev.notes`) a flag whose option name the release's own name function did not give.
+    `generator` is the generator function the registration calls (a FuncRef), whose module
+    holds the name function."""
     from flagscan.extract.flags import build_flag
 
     meta = _metadata(ev, rules, decl)
@@ -139,7 +144,13 @@ def generate_field_flag(ev: Evaluator, rules: dict[str, Any], decl: FieldDecl, d
     if arg["skip"] is True:
         return None
     texts = raw.get("_texts", {}) if isinstance(raw.get("_texts"), dict) else {}
-    cli_name = arg["cli_name"] or _cli_name(ev, gen, decl)
+    cli_name = arg["cli_name"] or _cli_name(ev, gen, decl, generator)
+    if cli_name is None:
+        note = give_up(f"option name of field {decl.name} unknown ({gen['cli_name_function']} not evaluated); "
+                       "the field's flag is left out", f"{decl.module.relpath}:{decl.line}")
+        if note not in ev.notes:
+            ev.notes.append(note)
+        return None
     aliases = arg["aliases"] or []
     options = [cli_name] + list(aliases if isinstance(aliases, (list, tuple)) else [])
     kwargs: dict[str, Any] = {"help": arg["help"] or "", "dest": decl.name}
@@ -185,21 +196,22 @@ def generate_field_flag(ev: Evaluator, rules: dict[str, Any], decl: FieldDecl, d
     return build_flag(ev, rules, options, kwargs, texts, location)
 
 
-def _cli_name(ev: Evaluator, gen: dict[str, Any], decl: FieldDecl) -> str:
-    """Evaluate the release's own name function on the field name."""
+def _cli_name(ev: Evaluator, gen: dict[str, Any], decl: FieldDecl, generator: Any) -> str | None:
+    """The release's own name function evaluated on the field name; None when it cannot be."""
+    module = ev.index.module(generator.module) if isinstance(generator, FuncRef) else None
     try:
-        fn = ev.eval(cst.Name(gen["cli_name_function"]), Scope(_generator_module(ev, gen, decl)))
+        fn = ev.eval(cst.Name(gen["cli_name_function"]), Scope(module or _generator_module(ev, gen, decl)))
         if isinstance(fn, FuncRef):
             value = ev.call_function(fn, [decl.name], {})
             if isinstance(value, str):
                 return value
     except NotStatic:
         pass
-    return "--" + decl.name.replace("_", "-")
+    return None
 
 
 def _generator_module(ev: Evaluator, gen: dict[str, Any], decl: FieldDecl):
-    """The module defining the metadata class (arg_utils), where the name function lives."""
+    """Where the generator function is not known: the module defining the metadata class (arg_utils)."""
     try:
         ref = ev.eval(cst.Name(gen["metadata_class"]), Scope(decl.module))
     except NotStatic:

@@ -131,3 +131,48 @@ def test_generator_reads_arg_keywords_and_branch_order_from_rule_data() -> None:
     rules["generator"]["branch_order"] = ["scalar"]
     flags = extract_inventory(SourceIndex(TREES / "era2"), rules).by_option()
     assert flags["--enable-fusion"].action != "store_true" and flags["--cuda-graph-bs"].nargs != "+"
+
+
+def _era3_copy(tmp_path, name_function: str, parallel_import: str = "A, Arg"):
+    import shutil
+
+    root = tmp_path / "tree"
+    shutil.copytree(TREES / "era3", root)
+    utils = root / "sglang/srt/arg_groups/arg_utils.py"
+    text = utils.read_text()
+    old = 'def _field_to_cli_name(name: str) -> str:\n    return "--" + name.replace("_", "-")\n'
+    assert old in text
+    utils.write_text(text.replace(old, name_function))
+    parallel = root / "sglang/srt/arg_groups/fields/parallel.py"
+    parallel.write_text(parallel.read_text().replace("import A, Arg", f"import {parallel_import}"))
+    return root
+
+
+def test_option_names_come_from_the_generators_own_name_function(tmp_path) -> None:
+    """A fields module that imports no metadata class (only the annotation alias and help strings)
+    still gets its names from the name function beside the generator (0.5.20's fields/device.py)."""
+    root = _era3_copy(tmp_path, 'def _field_to_cli_name(name: str) -> str:\n    return "--x-" + name.replace("_", "-")\n',
+                      parallel_import="A")
+    text = (root / "sglang/srt/arg_groups/fields/parallel.py").read_text()
+    (root / "sglang/srt/arg_groups/fields/parallel.py").write_text(
+        text.replace('A[int, Arg(help="Tensor parallel size.", aliases=["--tensor-parallel-size"])]',
+                     'A[int, "Tensor parallel size."]')
+            .replace('A[bool, Arg(help="Old spelling.", no_cli=True)]', 'A[bool, "Old spelling."]'))
+    flags = extract_inventory(SourceIndex(root)).by_option()
+    assert flags["--x-dp-size"].dest == "dp_size"
+    assert "--dp-size" not in flags
+
+
+def test_an_option_name_the_release_does_not_give_is_left_out_and_said(tmp_path, monkeypatch) -> None:
+    from flagscan.strict import GaveUp
+
+    root = _era3_copy(tmp_path, "_field_to_cli_name = make_namer()\n")
+    monkeypatch.delenv("FLAGSCAN_STRICT", raising=False)
+    inv = extract_inventory(SourceIndex(root))
+    assert "dp_size" not in {f.dest for f in inv.flags} and "--dp-size" not in inv.by_option()
+    assert any("field dp_size" in n and "option name" in n for n in inv.notes), inv.notes
+    # aliases the metadata gives are not a name for the field either: its flag is left out whole
+    assert "--tensor-parallel-size" not in inv.by_option()
+    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+    with pytest.raises(GaveUp):
+        extract_inventory(SourceIndex(root))
