@@ -11,6 +11,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
+from flagscan.ruledata import load
 from flagscan.source.cache import TreeBuilder
 from flagscan.source.model import (
     NotFound,
@@ -21,8 +22,9 @@ from flagscan.source.model import (
     version_from_pyproject,
 )
 
-DEFAULT_GIT_URL = "https://github.com/sgl-project/sglang.git"
-PACKAGE_PATH = "python/sglang"    # where the package sits in the SGLang repository
+# rules/sources.toml [git]: the upstream repository, and where the package sits in it
+DEFAULT_GIT_URL: str = load("sources")["git"]["url"]
+PACKAGE_PATH: str = load("sources")["git"]["package_path"]
 # Reachability is probed with ls-remote under a short deadline so that a machine without
 # network falls through to PyPI in seconds; the fetch itself may take longer but must not stall.
 PROBE_TIMEOUT_S = float(os.environ.get("FLAGSCAN_GIT_PROBE_TIMEOUT", "8"))
@@ -71,7 +73,7 @@ def _reason(exc: Exception) -> str:
 def _run(git: Any, args: list[str], *, timeout: float, cwd: Path | None = None) -> str:
     g = git.Git(str(cwd) if cwd else None)
     with g.custom_environment(**GIT_ENV):
-        return g.execute(["git", *args], kill_after_timeout=timeout)
+        return str(g.execute(["git", *args], kill_after_timeout=timeout))  # gitpython's execute() is typed Any
 
 
 def ls_remote(url: str, *patterns: str) -> dict[str, str]:

@@ -7,6 +7,7 @@ from dataclasses import dataclass
 from enum import Enum
 from pathlib import Path
 
+from flagscan.ruledata import load
 from flagscan.source.model import SourceError
 
 
@@ -46,7 +47,7 @@ class Spec:
     @property
     def git_tag(self) -> str | None:
         if self.kind is SpecKind.RELEASE:
-            return f"v{self.value}"
+            return str(load("sources")["git"]["tag_format"]).format(version=self.value)
         if self.kind is SpecKind.TAG:
             return self.value
         return None

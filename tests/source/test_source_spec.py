@@ -37,3 +37,18 @@ def test_paths(tmp_path: Path) -> None:
         with pytest.raises(SourceError) as err:
             parse_spec(bad)
         assert_one_line(err.value)
+
+
+def test_the_upstream_repository_is_rule_data_only() -> None:
+    """rules/sources.toml [git] says where SGLang lives; no module under flagscan/ restates it."""
+    import flagscan
+    from flagscan.ruledata import load
+    from flagscan.source import gitsrc
+
+    git = load("sources")["git"]
+    assert (gitsrc.DEFAULT_GIT_URL, gitsrc.PACKAGE_PATH) == (git["url"], git["package_path"])
+    assert parse_spec("0.5.10").git_tag == git["tag_format"].format(version="0.5.10")
+    for path in Path(flagscan.__file__).parent.rglob("*.py"):
+        text = path.read_text()
+        assert git["url"] not in text and f'"{git["package_path"]}"' not in text, path
+        assert 'f"v{self.value}"' not in text, path
