@@ -38,7 +38,8 @@ class GpuProfile:
 
 
 def table() -> dict[str, dict[str, Any]]:
-    return load("gpus")["gpu"]
+    entries: dict[str, dict[str, Any]] = load("gpus")["gpu"]
+    return entries
 
 
 def _aliases() -> dict[str, str]:
@@ -57,7 +58,7 @@ def from_entry(key: str) -> GpuProfile:
     return GpuProfile(
         vendor=vendor,
         name=entry["name"],
-        capability=tuple(entry["capability"]),  # type: ignore[arg-type]
+        capability=tuple(entry["capability"]),
         memory_mib=entry.get("memory_mib"),
         count=defaults.get("count", 1),
         cuda=defaults["cuda"] if vendor == "nvidia" else None,
@@ -92,12 +93,13 @@ def profile_from_spec(spec: str, *, count: int | None = None, memory: str | None
     if key in aliases:
         profile = from_entry(aliases[key])
     else:
-        profile = _from_capability(key)
-        if profile is None:
+        from_capability = _from_capability(key)
+        if from_capability is None:
             close = difflib.get_close_matches(key, list(aliases), n=3, cutoff=0.5)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
             raise HardwareError(f"unknown GPU {spec!r} (a name from the GPU table, smNN, or a compute "
                                 f"capability such as 9.0){hint}")
+        profile = from_capability
     return with_overrides(profile, count=count, memory=memory, name=name, cuda=cuda)
 
 

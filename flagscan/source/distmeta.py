@@ -3,6 +3,7 @@ console scripts (entry_points.txt), from its wheel, the cache, or the installed 
 
 from __future__ import annotations
 
+import configparser
 import re
 import zipfile
 from dataclasses import dataclass
@@ -94,11 +95,15 @@ def parse_metadata(metadata: str, entry_points: str, origin: str) -> DistMeta:
                     tuple(sorted(console_scripts(entry_points))), origin)
 
 
-def console_scripts(text: str) -> list[tuple[str, str]]:
-    import configparser
+class _CaseKeepingParser(configparser.ConfigParser):
+    """entry_points.txt names are case-sensitive; ConfigParser lower-cases keys by default."""
 
-    parser = configparser.ConfigParser(delimiters=("=",), interpolation=None)
-    parser.optionxform = str  # type: ignore[assignment]
+    def optionxform(self, optionstr: str) -> str:
+        return optionstr
+
+
+def console_scripts(text: str) -> list[tuple[str, str]]:
+    parser = _CaseKeepingParser(delimiters=("=",), interpolation=None)
     try:
         parser.read_string(text)
     except configparser.Error:

@@ -66,7 +66,8 @@ def _tree(cache: Cache, spec: Spec, ref: dict[str, Any], provider: str, origin: 
 def _from_cache(cache: Cache, spec: Spec, ref: dict[str, Any], namespace: str, origin: str) -> SourceTree:
     """A tree served from the cache: its provider is where it was fetched from, `cached` says the rest."""
     digest = ref["digest"]
-    provider = ref.get("provider") if isinstance(ref.get("provider"), str) else _NAMESPACE_PROVIDER[namespace]
+    recorded = ref.get("provider")
+    provider = recorded if isinstance(recorded, str) else _NAMESPACE_PROVIDER[namespace]
     return SourceTree(cache.tree_path(digest), spec.text, ref.get("version"), provider, digest,
                       f"{origin} (cached in {cache.tree_path(digest)})", cached=True)
 

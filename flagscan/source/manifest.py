@@ -12,6 +12,7 @@ whose content still hashes as recorded (a `touch`) is re-recorded; any other dif
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -53,7 +54,7 @@ def record(stage: Path, hashes: dict[str, str]) -> Entries:
     return out
 
 
-def _files(path: Path):
+def _files(path: Path) -> Iterator[tuple[str, os.DirEntry[str]]]:
     """(relpath, directory entry) of every file under path/sglang, in one scandir pass
     (plain strings: this runs on every warm serve)."""
     top = os.fspath(path)

@@ -36,7 +36,7 @@ def _pin_in(path: Path, data: dict[str, Any]) -> Any:
     return value
 
 
-def _as_spec(value: Any, path: Path) -> str:
+def _as_spec(value: object, path: Path) -> str:
     if not isinstance(value, str) or not value.strip():
         raise SourceError(f"{path}: the sglang pin must be a non-empty string, got {value!r}")
     value = value.strip()
