@@ -42,6 +42,9 @@ class PackageFact:
 @dataclass(frozen=True, slots=True)
 class Packages:
     facts: dict[str, PackageFact] = field(default_factory=dict)
+    # the model types the run's transformers registers for AutoConfig (flagscan.source.
+    # hf_config_types.ConfigTypes, read from its wheel at the version decided here); None: not read
+    config_types: Any = None
 
     def dist(self, name: str) -> PackageFact | None:
         return self.facts.get(normalise(name))
@@ -117,7 +120,23 @@ def for_revision(tree: Any, cache_dir: Any, *, offline: bool, pairs: tuple[str, 
         names = [r.name for r in meta.requires] if meta is not None else []
         names += [d for ds in load("packages").get("modules", {}).values() for d in ds]
         installed = installed_versions(sorted(set(names)))
-    return build(meta, overrides=overrides, installed=installed, vendor=vendor), why
+    return _with_config_types(build(meta, overrides=overrides, installed=installed, vendor=vendor), cache_dir,
+                              offline=offline), why
+
+
+def _with_config_types(packages: Packages, cache_dir: Any, *, offline: bool) -> Packages:
+    """The packages with the AutoConfig registry of their transformers version, where that
+    version is known and its wheel can be read (rules/model_types.toml)."""
+    from dataclasses import replace
+    from pathlib import Path
+
+    from flagscan.source.hf_config_types import config_types
+
+    fact = packages.dist(load("model_types")["registry"]["distribution"])
+    if fact is None or not fact.present or fact.version is None or cache_dir is None:
+        return packages
+    types, _why = config_types(fact.version, Path(cache_dir), offline=offline)
+    return replace(packages, config_types=types) if types is not None else packages
 
 
 __all__ = ["ABSENT", "PackageFact", "PackageSpecError", "Packages", "build", "for_revision", "parse_overrides"]

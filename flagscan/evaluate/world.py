@@ -514,6 +514,9 @@ class World:
         if meaning == "model.hf_config":
             if self.model is None or self.model.config is None:
                 return Unknown("the model's config.json", {"model"})
+            from flagscan.evaluate.model_types import apply
+
+            apply(self, interp, fn, args, kwargs, state)   # the pinned transformers may refuse its model_type
             return ConfigView(self.model.config, self.model.origin, ) if self.model.complete else \
                 PartialConfig(self.model.config, self.model.origin)
         return self.meaning_value(meaning, fn.qualname)
