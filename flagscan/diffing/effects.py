@@ -12,6 +12,7 @@ from __future__ import annotations
 import difflib
 from collections import defaultdict
 from collections.abc import Iterable
+from typing import Any
 
 from flagscan.diffing.model import EffectChanges
 from flagscan.facts.effects import Effect
@@ -33,13 +34,13 @@ def _ratio(a: str, b: str) -> float:
     return difflib.SequenceMatcher(None, a, b).ratio()
 
 
-def _change(what: str, old: Effect, new: Effect) -> dict:
+def _change(what: str, old: Effect, new: Effect) -> dict[str, Any]:
     return {"kind": old.kind, "target": old.target or None, "what": what, "old": old.to_json(), "new": new.to_json()}
 
 
 def diff_effects(old: Iterable[Effect], new: Iterable[Effect], dests: set[str]) -> EffectChanges:
     a, b = _group(old, dests), _group(new, dests)
-    changed: list[dict] = []
+    changed: list[dict[str, Any]] = []
     moved = 0
     gone: list[Effect] = []
     came: list[Effect] = []
@@ -66,13 +67,17 @@ def diff_effects(old: Iterable[Effect], new: Iterable[Effect], dests: set[str]) 
             came.extend(extra_new[len(extra_old):])
     pairs, gone, came = _pair(gone, came)
     changed.extend(_change("condition", x, y) for x, y in pairs)
-    order = lambda e: (e["kind"], e.get("target") or "", e.get("condition", ""), e.get("location", ""))  # noqa: E731
     return EffectChanges(
-        added=tuple(sorted((e.to_json() for e in came), key=order)),
-        removed=tuple(sorted((e.to_json() for e in gone), key=order)),
+        added=tuple(sorted((e.to_json() for e in came), key=_order)),
+        removed=tuple(sorted((e.to_json() for e in gone), key=_order)),
         changed=tuple(sorted(changed, key=lambda c: (c["kind"], c["target"] or "", c["what"], c["old"]["condition"]))),
         moved=moved,
     )
+
+
+def _order(e: dict[str, Any]) -> tuple[Any, ...]:
+    """An effect's JSON by kind, target, condition, location: the order added/removed are listed in."""
+    return e["kind"], e.get("target") or "", e.get("condition", ""), e.get("location", "")
 
 
 def _pair(gone: list[Effect], came: list[Effect]) -> tuple[list[tuple[Effect, Effect]], list[Effect], list[Effect]]:

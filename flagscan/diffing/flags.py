@@ -39,13 +39,14 @@ def _field(flag: Flag, name: str) -> Any:
 def diff_flags(old: Inventory, new: Inventory) -> FlagChanges:
     a, b = _primary(old), _primary(new)
     old_opts, new_opts = old.by_option(), new.by_option()
-    renamed = []
+    renamed: list[dict[str, str]] = []
     for option, flag in new_opts.items():
         before = old_opts.get(option)
-        target = new_opts.get(flag.replacement or "")
-        if flag.deprecated and before is not None and not before.deprecated and target is not None \
-                and (flag.replacement not in old_opts or old_opts[flag.replacement].deprecated):
-            renamed.append({"from": option, "to": flag.replacement})
+        replacement = flag.replacement
+        if flag.deprecated and before is not None and not before.deprecated and replacement \
+                and replacement in new_opts \
+                and (replacement not in old_opts or old_opts[replacement].deprecated):
+            renamed.append({"from": option, "to": replacement})
     renamed_from = {r["from"] for r in renamed}
     renamed_dests = {new_opts[r["from"]].dest for r in renamed}
     # Option renames carry "from"/"to" options; setting renames (below) carry "kind": "dest".
@@ -70,9 +71,9 @@ def diff_flags(old: Inventory, new: Inventory) -> FlagChanges:
         # command line is unaffected, so this is a rename of the setting, not a removal.
         options = a[dest].options
         targets = {new_opts[o].dest for o in options if o in new_opts}
-        if len(targets) == 1 and all(o in new_opts for o in options) and (target := targets.pop()) in added:
-            renamed.append({"from": dest, "to": target, "kind": "dest"})
-            added.discard(target)
+        if len(targets) == 1 and all(o in new_opts for o in options) and (new_dest := targets.pop()) in added:
+            renamed.append({"from": dest, "to": new_dest, "kind": "dest"})
+            added.discard(new_dest)
             removed.discard(dest)
     return FlagChanges(
         added=tuple(sorted(added)),

@@ -27,11 +27,11 @@ def diff_gates(old: Any, new: Any, gpus: Sequence[Any]) -> GateChanges | None:
             entry = {"gpu": gpu.table_entry or gpu.sm, "dest": dest}
             if x is not None and y is not None and x.status == y.status:
                 continue
-            if x is None:
+            if x is None and y is not None:
                 added.append({**entry, "status": y.status})
-            elif y is None:
+            elif y is None and x is not None:
                 removed.append({**entry, "status": x.status})
-            elif x.status != y.status:
+            elif x is not None and y is not None and x.status != y.status:
                 changed.append({**entry, "old": x.status, "new": y.status,
                                 "evidence": [e.to_json() for e in y.evidence]})
     return GateChanges(tuple(added), tuple(removed), tuple(changed))

@@ -5,8 +5,9 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from typing import Any
 
+from flagscan.diagnostics import Diagnostic
 from flagscan.diffing.model import UnitChange
-from flagscan.lint import LintOptions, Selection, Target, Upgrade, lint_file
+from flagscan.lint import CommandResult, FileResult, LintOptions, Selection, Target, Upgrade, lint_file
 
 UPGRADE_CODES = ("FS5", "FS010")
 
@@ -30,7 +31,7 @@ def diff_units(old: Target, new: Target, services: Sequence[str], gpus: Sequence
     return out
 
 
-def _within(d, command, result) -> bool:
+def _within(d: Diagnostic, command: CommandResult, result: FileResult) -> bool:
     """Whether a diagnostic belongs to `command` (the file's commands are ordered by line)."""
     if d.location is None or len(result.commands) == 1:
         return True

@@ -198,7 +198,7 @@ class _Run:
     # -- after argparse -------------------------------------------------------------------
     def judge(self, calls: list[Call]) -> dict[str, FlagValue]:
         consumed: set[int] = set()
-        latest: dict[str, tuple[Call, Tok, bool]] = {}
+        latest: dict[str, tuple[Call, Tok | None, bool]] = {}
         seen: dict[str, Tok] = {}
         cursor = 0
         for call in calls:
@@ -231,7 +231,7 @@ class _Run:
                          first=first.location.to_json() if first.location else None)
             if tok is not None and (first is None or tok.origin == "cli"):
                 seen[call.dest] = tok
-            latest[call.dest] = (call, tok, valid)  # type: ignore[assignment]
+            latest[call.dest] = (call, tok, valid)
         for arg in self.argv:
             if arg.tok not in consumed:
                 self._stray(self.tokens[arg.tok], self._previous_option(arg.tok))
@@ -259,8 +259,9 @@ class _Run:
 
     def _check_values(self, call: Call, flag: Flag, tok: Tok | None, consumed: set[int]) -> bool:
         items = call.values if isinstance(call.values, list) else [call.values]
-        choices = flag.choices
-        checkable = isinstance(choices, tuple) and not any(isinstance(c, UnknownValue) for c in choices)
+        # the choices to check a value against: all known, else none
+        choices = flag.choices if isinstance(flag.choices, tuple) and \
+            not any(isinstance(c, UnknownValue) for c in flag.choices) else None
         valid = True
         for item in items:
             if isinstance(item, (Converted, Invalid)) and item.tok is not None:
@@ -271,10 +272,9 @@ class _Run:
             if isinstance(item, Invalid):
                 valid = False
                 self.add(ProblemKind.INVALID_TYPE, where, call.option, value=item.raw, type_name=item.type_name)
-            elif isinstance(item, Converted) and item.checkable and checkable and item.value not in choices:  # type: ignore[operator]
+            elif isinstance(item, Converted) and item.checkable and choices is not None and item.value not in choices:
                 valid = False
-                self.add(ProblemKind.INVALID_CHOICE, where, call.option, value=item.value,
-                         choices=list(choices))  # type: ignore[arg-type]
+                self.add(ProblemKind.INVALID_CHOICE, where, call.option, value=item.value, choices=list(choices))
         return valid
 
     def unwrap(self, value: Any, option_tok: Tok | None) -> tuple[Any, bool]:

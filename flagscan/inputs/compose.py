@@ -64,7 +64,7 @@ class _Service:
             for item in (files.value if isinstance(files, SequenceNode) else [])
         ]
         for path in filter(None, paths):
-            full = os.path.join(os.path.dirname(self.source.path), path)  # type: ignore[arg-type]
+            full = os.path.join(os.path.dirname(self.source.path), path)
             if os.path.isfile(full):
                 env.update(load_env_file(read_source(full)))
             else:
@@ -78,7 +78,7 @@ class _Service:
             for item in node.value:
                 entry = yamlsrc.text(item)
                 if entry and "=" in entry:
-                    word = self.interpolate(yamlsrc.scalar_word(item, self.source))[0]  # type: ignore[arg-type]
+                    word = self.interpolate(yamlsrc.scalar_word(item, self.source))[0]
                     name, _, value = word.text.partition("=")
                     env[name] = value
         return env

@@ -82,7 +82,7 @@ class RecordingParser(argparse.ArgumentParser):
 
 @functools.cache
 def _recording(base: type[argparse.Action], ignored: bool = False) -> type[argparse.Action]:
-    class Recording(base):  # type: ignore[valid-type, misc]
+    class Recording(base):  # type: ignore[valid-type, misc]  # a base chosen at run time: mypy cannot follow it
         def __call__(self, parser: Any, namespace: Any, values: Any, option_string: Any = None) -> None:
             if not ignored:
                 super().__call__(parser, namespace, values, option_string)

@@ -60,9 +60,8 @@ class RawWord:
 
     def literal(self) -> str | None:
         """The word's text when it contains no expansion."""
-        if all(isinstance(p, Lit) for p in self.parts):
-            return "".join(p.text for p in self.parts)  # type: ignore[union-attr]
-        return None
+        texts = [p.text for p in self.parts if isinstance(p, Lit)]
+        return "".join(texts) if len(texts) == len(self.parts) else None
 
 
 @dataclass(slots=True)

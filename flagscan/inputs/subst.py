@@ -75,15 +75,16 @@ def compose_interpolate(word: Word, variables: Mapping[str, str], notes: list[st
             return
         if value is None:
             notes.append(f"${name} is not in .env; assumed unset on the host")
-        is_set = value is not None and (value != "" or ":" not in op)
+        # the variable's value when it counts as set for this operator (`:` also refuses empty)
+        set_value = value if value is not None and (value != "" or ":" not in op) else None
         if op[-1] == "-":
             inner = compose_interpolate(Word.plain(arg, 0, word.source), variables, notes)[0]
-            b.insert(value if is_set else inner.text, m.start())  # type: ignore[arg-type]
+            b.insert(set_value if set_value is not None else inner.text, m.start())
         elif op[-1] == "+":
             inner = compose_interpolate(Word.plain(arg, 0, word.source), variables, notes)[0]
-            b.insert(inner.text if is_set else "", m.start())
-        elif is_set:
-            b.insert(value, m.start())  # type: ignore[arg-type]
+            b.insert(inner.text if set_value is not None else "", m.start())
+        elif set_value is not None:
+            b.insert(set_value, m.start())
         else:
             b.unknown(name, m.start(), m.end())
 

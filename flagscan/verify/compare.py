@@ -271,7 +271,7 @@ def _message_pattern(message: str) -> re.Pattern[str] | None:
     return re.compile(".*?".join(re.escape(c.strip()) for c in chunks))
 
 
-def _with_log(diff: Difference, seen: dict[str, int | None]) -> Difference:
+def _with_log(diff: Difference, seen: dict[str, int]) -> Difference:
     from dataclasses import replace
 
     line = seen.get(diff.setting)

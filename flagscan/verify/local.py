@@ -34,7 +34,7 @@ def run_probe(argv: list[str], *, python: str | None = None, timeout: float = 30
             tail = (proc.stderr or proc.stdout or "").strip().splitlines()[-1:] or ["no output"]
             raise VerifyError(f"--local: the SGLang probe failed (exit {proc.returncode}): {tail[0][:300]}")
         try:
-            result = json.loads(out.read_text(encoding="utf-8"))
+            result: dict[str, Any] = json.loads(out.read_text(encoding="utf-8"))
         except ValueError as exc:
             raise VerifyError(f"--local: unreadable probe result ({exc})") from None
     result["stderr_tail"] = (proc.stderr or "")[-4000:]

@@ -17,6 +17,7 @@ dependencies are installed; the result lists them. Installed packages are never 
 from __future__ import annotations
 
 import argparse
+import collections.abc
 import contextlib
 import dataclasses
 import enum
@@ -70,7 +71,7 @@ class _StubMeta(type):
     def __getitem__(cls, item: Any) -> Any:
         return cls
 
-    def __iter__(cls):  # type: ignore[no-untyped-def]
+    def __iter__(cls) -> collections.abc.Iterator[Any]:
         return iter(())
 
     def __bool__(cls) -> bool:
@@ -101,7 +102,7 @@ class _Stub(metaclass=_StubMeta):
     def __call__(self, *args: Any, **kwargs: Any) -> Any:
         return args[0] if len(args) == 1 and not kwargs and callable(args[0]) else _Stub()
 
-    def __iter__(self):  # type: ignore[no-untyped-def]
+    def __iter__(self) -> collections.abc.Iterator[Any]:
         return iter(())
 
     def __bool__(self) -> bool:
@@ -127,7 +128,7 @@ class _StubFinder(importlib.abc.MetaPathFinder, importlib.abc.Loader):
     def __init__(self, names: set[str]) -> None:
         self.names = names
 
-    def find_spec(self, fullname: str, path: Any = None, target: Any = None):  # type: ignore[no-untyped-def]
+    def find_spec(self, fullname: str, path: Any = None, target: Any = None) -> importlib.machinery.ModuleSpec | None:
         if fullname.split(".")[0] in self.names:
             return importlib.machinery.ModuleSpec(fullname, self, is_package=True)
         return None
