@@ -3,16 +3,21 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from flagscan.facts.flags import UnknownValue
 
+if TYPE_CHECKING:
+    from flagscan.diagnostics import FileLocation
+    from flagscan.report.shapes import Checked
 
-def _loc(location) -> dict[str, Any] | None:
+
+def _loc(location: FileLocation | None) -> dict[str, Any] | None:
     return location.to_json() if location is not None else None
 
 
-def command_json(parsed) -> dict[str, Any]:
+def command_json(parsed: Checked) -> dict[str, Any]:
     cmd = parsed.command
     return {
         "source": {"path": cmd.path, "line": cmd.line, "kind": cmd.kind},
@@ -32,7 +37,7 @@ def _plain(value: Any) -> Any:
     return value
 
 
-def render(parsed_commands) -> str:
+def render(parsed_commands: Iterable[Checked]) -> str:
     lines: list[str] = []
     for parsed in parsed_commands:
         cmd = parsed.command

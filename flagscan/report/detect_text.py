@@ -2,15 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from flagscan.hardware.detect import Detection
 
 
-def to_json(detection) -> dict[str, Any]:
+def to_json(detection: Detection) -> dict[str, Any]:
     """`{"gpus": [{"index", "name", "compute_capability", "memory_mib", "table_entry"}], "driver", "cuda_driver"}`."""
     return detection.to_json()
 
 
-def render(detection) -> str:
+def render(detection: Detection) -> str:
     lines = [f"driver {detection.driver or '?'}, CUDA {detection.cuda_driver or '?'} (driver), "
              f"{len(detection.gpus)} GPU{'s' if len(detection.gpus) != 1 else ''}"]
     if detection.visible is not None:

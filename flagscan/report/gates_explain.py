@@ -2,12 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.facts.render import conjunction
 
+if TYPE_CHECKING:
+    from flagscan.facts.flags import Inventory
+    from flagscan.facts.graph import TreeReadsLike
 
-def collect(tree_reads, inventory, dest: str) -> dict[str, Any]:
+
+def collect(tree_reads: TreeReadsLike, inventory: Inventory, dest: str) -> dict[str, Any]:
     """Plain facts about one setting (no evaluation): who writes it, who reads it, what it steers."""
     dests = {f.dest for f in inventory.flags}
     flag = next((f for f in inventory.flags if f.dest == dest), None)

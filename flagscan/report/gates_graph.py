@@ -4,14 +4,17 @@ from __future__ import annotations
 
 import io
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import networkx as nx
+
+if TYPE_CHECKING:
+    from flagscan.facts.graph import Graph
 
 _SHAPES = {"setting": "box", "predicate": "ellipse", "env": "note", "model": "cylinder"}
 
 
-def connected(g: nx.MultiDiGraph, keep_isolated: bool = False) -> nx.MultiDiGraph:
+def connected(g: Graph, keep_isolated: bool = False) -> Graph:
     """The graph without nodes that have no edge (a setting nothing writes or gates), unless asked."""
     if keep_isolated:
         return g
@@ -22,10 +25,10 @@ def _q(text: str) -> str:
     return '"' + text.replace("\\", "\\\\").replace('"', '\\"') + '"'
 
 
-def to_dot(g: nx.MultiDiGraph) -> str:
+def to_dot(g: Graph) -> str:
     lines = ["digraph flagscan {", "  rankdir=LR;"]
-    for node, data in sorted(g.nodes(data=True)):
-        lines.append(f"  {_q(node)} [label={_q(data.get('label', node))}, shape={_SHAPES.get(data.get('kind'), 'box')}];")
+    for node, data in sorted(g.nodes.items()):
+        lines.append(f"  {_q(node)} [label={_q(data.get('label', node))}, shape={_SHAPES.get(data.get('kind') or '', 'box')}];")
     for a, b, data in sorted(g.edges(data=True), key=lambda e: (e[0], e[1], e[2].get("location", ""))):
         style = "solid" if data.get("kind") == "writes" else "dashed"
         lines.append(f"  {_q(a)} -> {_q(b)} [label={_q(data.get('kind', ''))}, style={style}, "
@@ -34,22 +37,22 @@ def to_dot(g: nx.MultiDiGraph) -> str:
     return "\n".join(lines) + "\n"
 
 
-def to_json(g: nx.MultiDiGraph) -> dict[str, Any]:
-    return {"nodes": [{"id": n, **d} for n, d in sorted(g.nodes(data=True))],
+def to_json(g: Graph) -> dict[str, Any]:
+    return {"nodes": [{"id": n, **d} for n, d in sorted(g.nodes.items())],
             "edges": [{"source": a, "target": b, **d} for a, b, d in
                       sorted(g.edges(data=True), key=lambda e: (e[0], e[1], e[2].get("location", "")))]}
 
 
-def to_graphml(g: nx.MultiDiGraph) -> str:
+def to_graphml(g: Graph) -> str:
     buf = io.BytesIO()
     nx.write_graphml(g, buf)
     return buf.getvalue().decode("utf-8")
 
 
-def to_mermaid(g: nx.MultiDiGraph) -> str:
+def to_mermaid(g: Graph) -> str:
     ids = {n: f"n{i}" for i, n in enumerate(sorted(g.nodes))}
     lines = ["flowchart LR"]
-    for node, data in sorted(g.nodes(data=True)):
+    for node, data in sorted(g.nodes.items()):
         label = data.get("label", node).replace('"', "'")
         kind = data.get("kind")
         shape = f'["{label}"]' if kind == "setting" else (f'(["{label}"])' if kind == "predicate" else f'[/"{label}"/]')
@@ -65,7 +68,7 @@ def to_mermaid(g: nx.MultiDiGraph) -> str:
     return "\n".join(lines) + "\n"
 
 
-def render(g: nx.MultiDiGraph, fmt: str, keep_isolated: bool = False) -> str:
+def render(g: Graph, fmt: str, keep_isolated: bool = False) -> str:
     g = connected(g, keep_isolated)
     if fmt == "dot":
         return to_dot(g)

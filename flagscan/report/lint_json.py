@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from flagscan.report.shapes import FileFindings
 
 
-def payload(results: Sequence, counts: dict[str, int], hardware: dict[str, Any] | None,
+def payload(results: Sequence[FileFindings], counts: dict[str, int], hardware: dict[str, Any] | None,
             notes: Sequence[str], gates: str) -> dict[str, Any]:
     return {
         "hardware": hardware,

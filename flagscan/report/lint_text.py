@@ -3,8 +3,12 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
+from typing import TYPE_CHECKING
 
 from flagscan.diagnostics import Diagnostic
+
+if TYPE_CHECKING:
+    from flagscan.report.shapes import FileFindings
 
 
 def _word_length(line: str, column: int) -> int:
@@ -38,7 +42,7 @@ def render_diagnostic(d: Diagnostic, text_lines: list[str]) -> list[str]:
     return out
 
 
-def render(results: Sequence, notes: Sequence[str] = (), fixes: Sequence[str] = (), concise: bool = False) -> str:
+def render(results: Sequence[FileFindings], notes: Sequence[str] = (), fixes: Sequence[str] = (), concise: bool = False) -> str:
     """Each finding with the line of the file it points at and SGLang's evidence; `concise`:
     one line per finding (path:line:column: code [severity] message), as grep and editors read it."""
     lines: list[str] = []

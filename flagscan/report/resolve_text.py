@@ -3,12 +3,23 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.resolve import jsonable
 
+if TYPE_CHECKING:
+    from flagscan.diagnostics import Diagnostic
+    from flagscan.evaluate import Scenario
+    from flagscan.evaluate.resolve import Resolution
+    from flagscan.report.shapes import Checked, Command
 
-def to_json(result, show_all: bool = True) -> dict[str, Any]:
+    # one command's prediction: the command, its parse, what it is predicted for, the
+    # resolution, and the diagnostics of the parse and the resolution
+    Predicted = tuple[Command, Checked, Scenario, Resolution, list[Diagnostic]]
+
+
+def to_json(result: Predicted, show_all: bool = True) -> dict[str, Any]:
     command, _parsed, scenario, resolution, diagnostics = result
     settings = {d: s.to_json() for d, s in resolution.settings.items()
                 if show_all or s.origin != "default"}
@@ -30,7 +41,7 @@ def _v(value: Any) -> str:
     return json.dumps(jsonable(value), default=str)
 
 
-def render(results, show_all: bool = False) -> str:
+def render(results: Iterable[Predicted], show_all: bool = False) -> str:
     lines: list[str] = []
     for command, parsed, scenario, resolution, _diagnostics in results:
         gpu = scenario.gpu

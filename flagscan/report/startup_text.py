@@ -3,12 +3,15 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.resolve import jsonable
 
+if TYPE_CHECKING:
+    from flagscan.evaluate.startup.run import StartupResult
 
-def merge_json(payload: dict[str, Any], startup) -> dict[str, Any]:
+
+def merge_json(payload: dict[str, Any], startup: StartupResult | None) -> dict[str, Any]:
     """`payload` (resolve's JSON) with startup rejections, settings written at startup and a status block."""
     for r in payload.get("rejections", []):
         r.setdefault("phase", "resolution")
@@ -28,14 +31,14 @@ def merge_json(payload: dict[str, Any], startup) -> dict[str, Any]:
     return payload
 
 
-def status(startup) -> dict[str, Any]:
+def status(startup: StartupResult) -> dict[str, Any]:
     return {"analysed": True, "reached": startup.reached, "completed": startup.completed,
             "stopped": list(startup.stopped), "run_dependent_raises": startup.run_dependent,
             "not_followed": len(startup.not_followed), "steps": startup.steps,
             "serving": {"methods": 0, "steps": 0, "exhausted": [], "not_built": [], **startup.serving}}
 
 
-def render(startup) -> list[str]:
+def render(startup: StartupResult | None) -> list[str]:
     """Text lines for `resolve`: what startup rejects and changes, and how far it was followed."""
     if startup is None:
         return ["  startup: not analysed (--no-startup)"]
@@ -68,7 +71,7 @@ def render(startup) -> list[str]:
     return lines
 
 
-def raises_on(dest: str, results: list[tuple[str, Any]]) -> list[dict[str, Any]]:
+def raises_on(dest: str, results: list[tuple[str, StartupResult | None]]) -> list[dict[str, Any]]:
     """The startup- and serving-phase raises whose path read `dest`, per GPU label, sorted."""
     out: list[dict[str, Any]] = []
     for label, startup in results:

@@ -3,10 +3,14 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from flagscan.evaluate import Scenario
+    from flagscan.report.shapes import Observation, Verified
 
 
-def to_json(report, observed, scenario) -> dict[str, Any]:
+def to_json(report: Verified, observed: Observation, scenario: Scenario) -> dict[str, Any]:
     """`{"matched": N, "differences": [{"setting", "predicted", "actual", "kind"}]}` and context."""
     return {
         "hardware": scenario.gpu.to_json(),
@@ -32,7 +36,7 @@ def _v(value: Any) -> str:
 _TITLES = {"gap": "GAP", "surprise": "SURPRISE", "unpredictable": "unpredictable"}
 
 
-def render(report, observed, scenario) -> str:
+def render(report: Verified, observed: Observation, scenario: Scenario) -> str:
     gpu = scenario.gpu
     lines = [f"verify against {observed.source}"
              + (f" (SGLang {observed.version})" if observed.version else "")
