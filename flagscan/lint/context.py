@@ -7,14 +7,22 @@ instead of threading optional arguments through every check.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.diagnostics import FileLocation, Problem
 from flagscan.facts.flags import Flag, Inventory
 
-_UNSET: Any = object()
+if TYPE_CHECKING:  # the later stages are imported when a fact is first asked for
+    from flagscan.evaluate import Scenario
+    from flagscan.evaluate.diagnose import Outcome
+    from flagscan.evaluate.resolve import Resolution
+    from flagscan.evaluate.startup.run import StartupResult
+    from flagscan.inputs import ParsedCommand
+    from flagscan.lint.gates_port import GateVerdict
+
 
 
 @dataclass(frozen=True, slots=True)
@@ -43,18 +51,20 @@ class Context:
     `resolution` and `outcomes` (need a GPU: "resolution"), `startup` ("startup"), `gates` ("gates"),
     `upgrade` ("upgrade")."""
 
-    def __init__(self, parsed: Any, target: Target, scenario: Any | None,
+    def __init__(self, parsed: ParsedCommand, target: Target, scenario: Scenario | None,
                  upgrade: Upgrade | None = None) -> None:
         self.parsed = parsed
         self.command = parsed.command
         self.target = target
         self.scenario = scenario
         self.upgrade = upgrade
-        self._resolution: Any = _UNSET
-        self._outcomes: Any = _UNSET
-        self._gates: Any = _UNSET
-        self._after: Any = _UNSET
-        self._startup: Any = _UNSET
+        # computed on first use (None: not yet; the gates' own None means "not analysed")
+        self._resolution: Resolution | None = None
+        self._outcomes: list[Outcome] | None = None
+        self._gates: dict[str, GateVerdict] | None = None
+        self._gates_done = False
+        self._after: tuple[ParsedCommand, Resolution] | None = None
+        self._startup: StartupResult | None = None
         self.notes: list[str] = []
 
     # -- always available ---------------------------------------------------------------
@@ -72,7 +82,7 @@ class Context:
             return None
         return self.inventory.by_option().get(option_or_dest) or self.inventory.by_dest().get(option_or_dest)
 
-    def problems(self, kinds) -> list[Problem]:
+    def problems(self, kinds: Iterable[Any]) -> list[Problem]:
         """The input stage's problems of these kinds (`flagscan.diagnostics.ProblemKind`), in order."""
         wanted = set(kinds)
         return [p for p in self.parsed.problems if p.kind in wanted]
@@ -89,33 +99,47 @@ class Context:
             return False  # not analysed: its findings (and suppressions) cannot be judged
         return True
 
+    @property
+    def given_scenario(self) -> Scenario:
+        """The scenario, for the providers and rules that need one (the engine runs them only then)."""
+        if self.scenario is None:
+            raise LookupError("no GPU given: this fact needs a scenario")
+        return self.scenario
+
+    @property
+    def given_upgrade(self) -> Upgrade:
+        """The upgrade target, for the rules that need one (the engine runs them only then)."""
+        if self.upgrade is None:
+            raise LookupError("no upgrade target: this fact needs one")
+        return self.upgrade
+
     # -- computed on first use ------------------------------------------------------------
     @property
-    def resolution(self) -> Any:
-        if self._resolution is _UNSET:
+    def resolution(self) -> Resolution:
+        if self._resolution is None:
             from flagscan.evaluate import predict
 
             values = {dest: v.value for dest, v in self.parsed.values.items()}
             self._resolution = predict(self.target.root, self.target.cache_dir, self.inventory, values,
-                                       self.scenario)
+                                       self.given_scenario)
             self.notes.extend(self._resolution.notes)
         return self._resolution
 
     @property
-    def startup(self) -> Any:
+    def startup(self) -> StartupResult:
         """What SGLang's startup code does with the resolved settings (flagscan.evaluate.startup)."""
-        if self._startup is _UNSET:
+        if self._startup is None:
             from flagscan.evaluate.startup.predict import predict_startup
 
             values = {dest: v.value for dest, v in self.parsed.values.items()}
             self._startup = predict_startup(self.target.root, self.target.cache_dir, self.inventory, values,
-                                            self.scenario)
+                                            self.given_scenario)
         return self._startup
 
-    def outcomes(self, kinds) -> list[Any]:
+    def outcomes(self, kinds: Iterable[Any]) -> list[Outcome]:
         """What the resolution did to the command (flagscan.evaluate.diagnose.Outcome), of these
         kinds, in the resolution's order."""
-        if self._outcomes is _UNSET:
+        if self._outcomes is None:
             from flagscan.evaluate.diagnose import outcomes
 
             self._outcomes = outcomes(self.resolution, self.parsed)
@@ -123,27 +147,28 @@ class Context:
         return [o for o in self._outcomes if o.kind in wanted]
 
     @property
-    def gates(self) -> Any:
+    def gates(self) -> dict[str, GateVerdict] | None:
         """Per-flag runtime verdicts from flagscan.evaluate.gates, or None while that stage is absent."""
-        if self._gates is _UNSET:
+        if not self._gates_done:
             from flagscan.lint.gates_port import flag_verdicts
 
-            self._gates = flag_verdicts(self)
+            self._gates, self._gates_done = flag_verdicts(self), True
             if self._gates is None:
                 self.notes.append("gates: not analysed (flagscan.evaluate.gates is not available)")
         return self._gates
 
     @property
-    def after_upgrade(self) -> tuple[Any, Any]:
+    def after_upgrade(self) -> tuple[ParsedCommand, Resolution]:
         """(parsed command, resolution) at the upgrade target, for the same scenario."""
-        if self._after is _UNSET:
+        if self._after is None:
             from flagscan.evaluate import predict
             from flagscan.inputs import parse_command
 
-            assert self.upgrade is not None and self.upgrade.root is not None
-            parsed = parse_command(self.command, self.upgrade.inventory)
+            upgrade = self.given_upgrade
+            if upgrade.root is None:
+                raise LookupError("the upgrade target has no source tree to resolve with")
+            parsed = parse_command(self.command, upgrade.inventory)
             values = {dest: v.value for dest, v in parsed.values.items()}
-            resolution = predict(self.upgrade.root, self.upgrade.cache_dir, self.upgrade.inventory, values,
-                                 self.scenario)
+            resolution = predict(upgrade.root, upgrade.cache_dir, upgrade.inventory, values, self.given_scenario)
             self._after = (parsed, resolution)
         return self._after

@@ -9,7 +9,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.diagnostics import Diagnostic, FileLocation
 from flagscan.extract import ExtractionError
@@ -20,6 +20,10 @@ from flagscan.lint.registry import all_rules
 from flagscan.lint.select import Selection
 from flagscan.ruledata import command_width, model_path_of
 from flagscan.strict import give_up
+
+if TYPE_CHECKING:
+    from flagscan.hardware import GpuProfile
+    from flagscan.inputs.model import LaunchCommand, Source
 
 NO_LAUNCH_CODE = "FS010"
 UNUSED_CODE = "FS902"
@@ -150,7 +154,8 @@ def lint_file(path: str, options: LintOptions, text: str | None = None) -> FileR
     kept, dropped = suppress.apply(str(path), text, everything, known, enabled & judged,
                                    unused if UNUSED_CODE in enabled else None)
     kept = sorted(_dedupe(kept), key=_order)
-    fixed, fix_notes = (None, ())
+    fixed: str | None = None
+    fix_notes: list[str] = []
     if options.fix:
         from flagscan.lint.fix import fix_text
 
@@ -158,7 +163,7 @@ def lint_file(path: str, options: LintOptions, text: str | None = None) -> FileR
     return FileResult(str(path), tuple(results), tuple(kept), dropped, fixed, tuple(fix_notes), text)
 
 
-def _read_shared(source, kind: str | None, read: Callable[..., Any]) -> Any:
+def _read_shared(source: Source, kind: str | None, read: Callable[..., Any]) -> Any:
     """The file's launch commands, read once per lint of many files (each GPU of a list lints it again)."""
     import hashlib
 
@@ -168,7 +173,7 @@ def _read_shared(source, kind: str | None, read: Callable[..., Any]) -> Any:
     return shared("launch", key, lambda: read(source, kind=kind))
 
 
-def _context(command, options: LintOptions) -> Context:
+def _context(command: LaunchCommand, options: LintOptions) -> Context:
     from flagscan.inputs import parse_command
     from flagscan.inputs.argv import ParsedCommand
     from flagscan.lint.programs import for_command
@@ -196,7 +201,7 @@ def _context(command, options: LintOptions) -> Context:
     return ctx
 
 
-def _count_from_command(profile, values: dict[str, Any]):
+def _count_from_command(profile: GpuProfile, values: dict[str, Any]) -> GpuProfile:
     """Without --gpu-count, the node has as many GPUs as the command's TP x PP width."""
     return replace(profile, count=max(profile.count, command_width(values)))
 

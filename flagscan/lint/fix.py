@@ -19,9 +19,12 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flagscan.diagnostics import Diagnostic
+from flagscan.diagnostics import Diagnostic, FileLocation
+
+if TYPE_CHECKING:
+    from flagscan.lint.context import Context
 
 _OPTION = re.compile(r"^--?[A-Za-z0-9][\w-]*$")
 _BLOCK_ITEM = re.compile(r"^[ \t]*-[ \t]+$")
@@ -60,7 +63,7 @@ class _Change:
         return {*self.removed, *((c, a) for c, a, _o, _n in self.renamed)}
 
 
-def fix_text(text: str, diagnostics: Sequence[Diagnostic], contexts: Sequence[Any]) -> tuple[str, list[str]]:
+def fix_text(text: str, diagnostics: Sequence[Diagnostic], contexts: Sequence[Context]) -> tuple[str, list[str]]:
     """The text with every provable edit made, and a note for each finding left alone."""
     commands = [ctx.command for ctx in contexts]
     notes: list[str] = []
@@ -98,20 +101,20 @@ def fix_text(text: str, diagnostics: Sequence[Diagnostic], contexts: Sequence[An
         if change.keys & taken:
             continue
         verb = "removed" if change.removed else "rewritten"
-        why = _shared(commands, change)
-        if why is None:
+        reason = _shared(commands, change)
+        if reason is None:
             trial = _apply(text, commands, [*accepted, change])
-            why = trial.why if isinstance(trial, _Failed) else _prove(trial, commands, [*accepted, change])
-            if why is None and isinstance(trial, str):
+            reason = trial.why if isinstance(trial, _Failed) else _prove(trial, commands, [*accepted, change])
+            if reason is None and isinstance(trial, str):
                 current = trial
                 accepted.append(change)
                 taken |= change.keys
                 continue
-        notes.append(f"{change.where} not {verb}: {why}; the file is left as it is for this finding")
+        notes.append(f"{change.where} not {verb}: {reason}; the file is left as it is for this finding")
     return current, notes
 
 
-def _token_at(commands: Sequence[Any], loc) -> tuple[int, int] | None:
+def _token_at(commands: Sequence[Any], loc: FileLocation) -> tuple[int, int] | None:
     for ci, command in enumerate(commands):
         for ai, tok in enumerate(command.args):
             if tok.line == loc.line and tok.column == loc.column and tok.path == loc.path:

@@ -45,7 +45,7 @@ def by_code() -> dict[str, Rule]:
     return {r.code: r for r in all_rules()}
 
 
-def reporter(kind) -> Rule:
+def reporter(kind: object) -> Rule:
     """The rule that words records of this kind (a ProblemKind or an OutcomeKind)."""
     key = str(getattr(kind, "value", kind))
     for rule in all_rules():

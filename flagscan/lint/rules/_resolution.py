@@ -3,10 +3,13 @@
 from __future__ import annotations
 
 import json
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.diagnostics import Evidence
 from flagscan.evaluate.resolve import Setting, jsonable
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.diagnose import Outcome
 
 
 def show(value: Any) -> str:
@@ -25,7 +28,7 @@ def causes(setting: Setting) -> tuple[Evidence, ...]:
     return tuple(Evidence(c.location, c.condition) for c in setting.because)
 
 
-def changed_data(outcome) -> dict[str, Any]:
+def changed_data(outcome: Outcome) -> dict[str, Any]:
     """What a knock-on or filled-in setting's finding carries."""
     s = outcome.setting
     drivers = None if outcome.driven_by is None else list(outcome.driven_by)

@@ -3,12 +3,17 @@
 from __future__ import annotations
 
 from dataclasses import replace
+from typing import TYPE_CHECKING, Any
 
 from flagscan.diagnostics import Diagnostic, Evidence, Severity
 from flagscan.lint.rules._settings import at_named_flag
 
+if TYPE_CHECKING:
+    from flagscan.evaluate.startup.run import StartupRaise
+    from flagscan.lint.context import Context
 
-def finding(ctx, code: str, severity: Severity, message: str, raised, **data) -> Diagnostic:
+
+def finding(ctx: Context, code: str, severity: Severity, message: str, raised: StartupRaise, **data: Any) -> Diagnostic:
     """A diagnostic for one startup raise: at the flag its condition names, else at the command."""
     extra = {"phase": raised.phase, "exception": raised.exception, "handler": raised.handler, **data}
     if raised.needs:
@@ -18,7 +23,7 @@ def finding(ctx, code: str, severity: Severity, message: str, raised, **data) ->
     return at_named_flag(ctx, d)
 
 
-def at_read_flag(ctx, d: Diagnostic, raised) -> Diagnostic:
+def at_read_flag(ctx: Context, d: Diagnostic, raised: StartupRaise) -> Diagnostic:
     """Where no flag is named in the condition: at the first flag given whose setting the serving path read."""
     if d.flag:
         return d
@@ -29,8 +34,8 @@ def at_read_flag(ctx, d: Diagnostic, raised) -> Diagnostic:
     return d
 
 
-def serving_findings(ctx, code: str, severity: Severity, message: str, summary: str, max_each: int,
-                     raises: list) -> list[Diagnostic]:
+def serving_findings(ctx: Context, code: str, severity: Severity, message: str, summary: str, max_each: int,
+                     raises: list[StartupRaise]) -> list[Diagnostic]:
     """One finding per serving raise (in source order), or, beyond `max_each`, one that gives their count."""
     raises = sorted(raises, key=lambda r: (r.location, r.message))
     if len(raises) <= max_each:

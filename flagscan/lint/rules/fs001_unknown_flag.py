@@ -20,6 +20,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp-size 2
 """
 
 from flagscan.diagnostics import Diagnostic, Problem, ProblemKind, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS001"
@@ -44,5 +45,5 @@ def report(problem: Problem) -> Diagnostic:
     return Diagnostic(CODE, SEVERITY, message, problem.option, problem.location, (), {"suggestion": hint})
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return [report(p) for p in ctx.problems(REPORTS)]

@@ -21,6 +21,7 @@ and some are already ignored: the setting you think you made is not made.
 """
 
 from flagscan.diagnostics import Diagnostic, Evidence, Problem, ProblemKind, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS002"
@@ -46,7 +47,7 @@ def report(problem: Problem) -> Diagnostic:
                       problem.location, (), {"replacement": replacement})
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     out = []
     for problem in ctx.problems(REPORTS):
         d = report(problem)

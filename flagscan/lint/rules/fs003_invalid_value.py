@@ -23,8 +23,10 @@ starts.
 """
 
 from dataclasses import replace
+from typing import Any
 
 from flagscan.diagnostics import Diagnostic, Evidence, Problem, ProblemKind, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS003"
@@ -46,7 +48,7 @@ INVALID = (
 )
 
 
-def _message(problem: Problem) -> tuple[str, dict]:
+def _message(problem: Problem) -> tuple[str, dict[str, Any]]:
     """(message, data) for each kind of problem this rule reports."""
     kind, data, option = problem.kind, problem.data, problem.option
     if kind is ProblemKind.INVALID_TYPE:
@@ -87,7 +89,7 @@ def report(problem: Problem) -> Diagnostic:
     return Diagnostic(CODE, SEVERITY, message, flag, problem.location, (), data)
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     out = []
     for d in map(report, ctx.problems(REPORTS)):
         flag = ctx.flag(d.flag)

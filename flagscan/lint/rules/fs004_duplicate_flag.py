@@ -19,6 +19,7 @@ overridden by a stale line further down.
 """
 
 from flagscan.diagnostics import Diagnostic, Problem, ProblemKind, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS004"
@@ -36,5 +37,5 @@ def report(problem: Problem) -> Diagnostic:
                       problem.location, (), {"first": problem.data.get("first")})
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return [report(p) for p in ctx.problems(REPORTS)]

@@ -19,6 +19,7 @@ python -m sglang.launch_server --model-path Qwen/Qwen3-8B --tp-size 2
 """
 
 from flagscan.diagnostics import Diagnostic, Problem, ProblemKind, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS005"
@@ -35,5 +36,5 @@ def report(problem: Problem) -> Diagnostic:
     return Diagnostic(CODE, SEVERITY, MESSAGE.format(flag=problem.option), problem.option, problem.location)
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return [report(p) for p in ctx.problems(REPORTS)]

@@ -21,6 +21,7 @@ soon as a release adds another option with the same prefix.
 """
 
 from flagscan.diagnostics import Diagnostic, Problem, ProblemKind, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS006"
@@ -39,5 +40,5 @@ def report(problem: Problem) -> Diagnostic:
                       (), {"abbreviation": written, "resolved": resolved})
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return [report(p) for p in ctx.problems(REPORTS)]

@@ -22,6 +22,7 @@ python -m sglang.launch_server --model-path $MODEL
 """
 
 from flagscan.diagnostics import Diagnostic, Problem, ProblemKind, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS007"
@@ -41,5 +42,5 @@ def report(problem: Problem) -> Diagnostic:
     return Diagnostic(CODE, SEVERITY, message, None, problem.location, (), {"variables": variables})
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return [report(p) for p in ctx.problems(REPORTS)]

@@ -22,6 +22,7 @@ The full option meant:
 """
 
 from flagscan.diagnostics import Diagnostic, Problem, ProblemKind, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS008"
@@ -41,5 +42,5 @@ def report(problem: Problem) -> Diagnostic:
                       problem.option, problem.location, (), {"candidates": candidates})
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return [report(p) for p in ctx.problems(REPORTS)]

@@ -23,6 +23,7 @@ reviewed: every other finding is for the command without them.
 """
 
 from flagscan.diagnostics import Diagnostic, Problem, ProblemKind, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS009"
@@ -55,5 +56,5 @@ def report(problem: Problem) -> Diagnostic:
     return Diagnostic(CODE, SEVERITY, message, problem.option, problem.location, (), {"reason": reason})
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return [report(p) for p in ctx.problems(REPORTS)]

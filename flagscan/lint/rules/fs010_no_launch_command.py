@@ -21,6 +21,7 @@ ExecStart=/srv/venv/bin/python3 -m sglang.launch_server --model-path Qwen/Qwen3-
 """
 
 from flagscan.diagnostics import Diagnostic, FileLocation, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS010"
@@ -37,6 +38,6 @@ def file_finding(path: str) -> Diagnostic:
     return Diagnostic(CODE, SEVERITY, f"no SGLang launch command found in {path}", None, FileLocation(str(path), 1, 1))
 
 
-def check(ctx):
+def check(ctx: Context) -> tuple[Diagnostic, ...]:
     # Decided per file before any command exists: flagscan.lint.engine calls file_finding().
     return ()

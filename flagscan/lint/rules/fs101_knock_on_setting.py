@@ -28,6 +28,7 @@ Keep the command, and pin the settings whose knock-on value you do not want:
 
 from flagscan.diagnostics import Diagnostic, Severity
 from flagscan.evaluate.diagnose import Outcome, OutcomeKind
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._resolution import causes, changed_data, show, why
 
@@ -50,5 +51,5 @@ def report(outcome: Outcome) -> Diagnostic:
     return Diagnostic(CODE, SEVERITY, message, s.dest, outcome.location, causes(s), changed_data(outcome))
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return [report(o) for o in ctx.outcomes(REPORTS)]

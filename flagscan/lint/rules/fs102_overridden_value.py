@@ -23,6 +23,7 @@ file.
 from flagscan.diagnostics import Diagnostic, Severity
 from flagscan.evaluate.diagnose import Outcome, OutcomeKind
 from flagscan.evaluate.resolve import jsonable
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._resolution import causes, show, why
 
@@ -45,5 +46,5 @@ def report(outcome: Outcome) -> Diagnostic:
                       {"value": jsonable(s.value), "user_value": jsonable(s.user_value)})
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return [report(o) for o in ctx.outcomes(REPORTS)]

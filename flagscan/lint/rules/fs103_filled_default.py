@@ -27,6 +27,7 @@ Pin the value if the release's choice matters to you:
 
 from flagscan.diagnostics import Diagnostic, Severity
 from flagscan.evaluate.diagnose import Outcome, OutcomeKind
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._resolution import causes, changed_data, show
 
@@ -48,5 +49,5 @@ def report(outcome: Outcome) -> Diagnostic:
                       causes(s), changed_data(outcome))
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return [report(o) for o in ctx.outcomes(REPORTS)]

@@ -23,6 +23,7 @@ replaced without a word in the launch log.
 """
 
 from flagscan.diagnostics import Diagnostic, Evidence, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._settings import at_named_flag
 
@@ -40,7 +41,7 @@ INVALID = (Example("--model-path m --speculative-algorithm EAGLE --chunked-prefi
                    expect=("FS104",), at=("1:46",)),)
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     import json
 
     out = []

@@ -25,6 +25,7 @@ attributed to it, and hides the real cause.
 """
 
 from flagscan.diagnostics import Diagnostic, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS201"
@@ -44,11 +45,11 @@ INVALID = (
 )
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     verdicts = ctx.gates
     if not verdicts:
         return []
-    gpu = ctx.scenario.gpu
+    gpu = ctx.given_scenario.gpu
     out = []
     for dest, given in ctx.parsed.values.items():
         v = verdicts.get(dest)

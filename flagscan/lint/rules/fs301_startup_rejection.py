@@ -22,6 +22,7 @@ The server exits during start-up; under systemd it restart-loops.
 
 from flagscan.diagnostics import Diagnostic, Evidence, Severity
 from flagscan.evaluate.diagnose import Outcome, OutcomeKind
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._settings import at_named_flag
 
@@ -49,5 +50,5 @@ def report(outcome: Outcome) -> Diagnostic:
                       {"exception": r.exception, "needs": r.needs, "depends": r.depends})
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return [at_named_flag(ctx, report(o)) for o in ctx.outcomes(REPORTS)]

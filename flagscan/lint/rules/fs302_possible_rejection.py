@@ -21,6 +21,7 @@ The same unit can start on one node and fail on another.
 
 from flagscan.diagnostics import Diagnostic, Evidence, Severity
 from flagscan.evaluate.diagnose import Outcome, OutcomeKind
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._settings import at_named_flag
 
@@ -46,7 +47,7 @@ def report(outcome: Outcome) -> Diagnostic:
                       {"exception": r.exception, "needs": r.needs, "depends": r.depends})
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     from flagscan.lint.rules._model import split, summary
 
     found = [report(o) for o in ctx.outcomes(REPORTS)]

@@ -23,7 +23,8 @@ has started loading.
 ```
 """
 
-from flagscan.diagnostics import Severity
+from flagscan.diagnostics import Diagnostic, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._startup import finding
 
@@ -48,6 +49,6 @@ INVALID = (
 )
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return [finding(ctx, CODE, SEVERITY, MESSAGE.format(message=r.message or r.exception), r)
             for r in ctx.startup.rejections if r.certain and r.phase != "serving"]

@@ -27,6 +27,7 @@ with `--model-config path/to/model`.
 """
 
 from flagscan.diagnostics import Diagnostic, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._startup import finding
 
@@ -41,7 +42,7 @@ VALID = (Example("--model-path m", model="tests/data/groundtruth/models/llama-3-
 INVALID = (Example("--model-path m", expect=("FS304",), at=("1:1",)),)
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     possible = [r for r in ctx.startup.rejections if not r.certain and r.phase != "serving"]  # FS305: serving
     model_only = [r for r in possible if set(r.needs) <= {"model"}]
     out: list[Diagnostic] = [finding(ctx, CODE, SEVERITY, MESSAGE.format(message=r.message or r.exception,

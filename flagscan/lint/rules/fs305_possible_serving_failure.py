@@ -29,9 +29,17 @@ long after the deploy looked green.
 or an attention backend that supports the batches your settings produce.
 """
 
-from flagscan.diagnostics import Severity
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from flagscan.diagnostics import Diagnostic, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._startup import serving_findings
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.startup.run import StartupRaise
 
 CODE = "FS305"
 NAME = "possible-serving-failure"
@@ -56,11 +64,11 @@ INVALID = (
 )
 
 
-def owns(raised) -> bool:
+def owns(raised: StartupRaise) -> bool:
     """A serving raise of an unsupported kind of batch, or one that also needs a fact (the rest are FS306's)."""
     return raised.exception in UNSUPPORTED or bool(raised.needs)
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return serving_findings(ctx, CODE, SEVERITY, MESSAGE, SUMMARY, MAX_EACH,
                             [r for r in ctx.startup.rejections if r.phase == "serving" and owns(r)])

@@ -27,7 +27,8 @@ with a model or backend whose code takes the batches your settings produce, or
 settings that never produce that kind of batch.
 """
 
-from flagscan.diagnostics import Severity
+from flagscan.diagnostics import Diagnostic, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._startup import serving_findings
 from flagscan.lint.rules.fs305_possible_serving_failure import MAX_EACH, owns
@@ -52,6 +53,6 @@ INVALID = (
 )
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return serving_findings(ctx, CODE, SEVERITY, MESSAGE, SUMMARY, MAX_EACH,
                             [r for r in ctx.startup.rejections if r.phase == "serving" and not owns(r)])

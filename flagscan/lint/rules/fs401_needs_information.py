@@ -24,6 +24,7 @@ one the server will run with.
 
 from flagscan.diagnostics import Diagnostic, Severity
 from flagscan.evaluate.diagnose import Outcome, OutcomeKind
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._resolution import causes, why
 
@@ -48,7 +49,7 @@ def report(outcome: Outcome) -> Diagnostic:
     return Diagnostic(CODE, SEVERITY, message, s.dest, outcome.location, causes(s), {"needs": s.needs})
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     from flagscan.lint.rules._model import split, summary
 
     kept, model = split(ctx, [report(o) for o in ctx.outcomes(REPORTS)], lambda d: d.data.get("needs", []))

@@ -28,6 +28,7 @@ them with `flagscan verify --local` on a machine with SGLang installed:
 
 from flagscan.diagnostics import Diagnostic, Evidence, Severity
 from flagscan.evaluate.diagnose import Outcome, OutcomeKind
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS402"
@@ -54,7 +55,7 @@ def report(outcome: Outcome) -> Diagnostic:
                       {"construct": stop.construct, "unknown": stop.what})
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     from flagscan.lint.rules._model import summary
 
     found = [report(o) for o in ctx.outcomes(REPORTS)]

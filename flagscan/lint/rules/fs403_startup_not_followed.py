@@ -23,6 +23,7 @@ Nothing to change in the command; the findings of the other phases still hold:
 """
 
 from flagscan.diagnostics import Diagnostic, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS403"
@@ -35,6 +36,6 @@ VALID = (Example("--model-path m", model="tests/data/groundtruth/models/llama-3-
 INVALID = (Example("--model-path m", sglang="fixtures/trees/lint-next", expect=("FS403",), at=("1:1",)),)
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     return [Diagnostic(CODE, SEVERITY, MESSAGE.format(why=why), location=ctx.command_location)
             for why in ctx.startup.stopped]

@@ -21,6 +21,7 @@ lint of the pull request is cheaper than in a restart loop.
 """
 
 from flagscan.diagnostics import Diagnostic, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS501"
@@ -34,12 +35,12 @@ INVALID = (Example("--model-path m --stream-output", upgrade_to="fixtures/trees/
                    at=("1:16",)),)
 
 
-def check(ctx):
-    known = ctx.upgrade.inventory.by_option()
+def check(ctx: Context) -> list[Diagnostic]:
+    known = ctx.given_upgrade.inventory.by_option()
     out = []
     for dest, given in ctx.parsed.values.items():
         if given.option and given.option not in known:
-            message = MESSAGE.format(option=given.option, version=ctx.upgrade.version)
+            message = MESSAGE.format(option=given.option, version=ctx.given_upgrade.version)
             out.append(Diagnostic(CODE, SEVERITY, message, given.option, given.location or ctx.command_location,
-                                  (), {"dest": dest, "upgrade_to": ctx.upgrade.version}))
+                                  (), {"dest": dest, "upgrade_to": ctx.given_upgrade.version}))
     return out

@@ -22,6 +22,7 @@ The replacement the target release names, e.g.:
 """
 
 from flagscan.diagnostics import Diagnostic, Evidence, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS502"
@@ -35,8 +36,8 @@ INVALID = (Example("--model-path m --enable-allreduce-fusion", upgrade_to="fixtu
                    expect=("FS502",), at=("1:16",)),)
 
 
-def check(ctx):
-    later = ctx.upgrade.inventory.by_option()
+def check(ctx: Context) -> list[Diagnostic]:
+    later = ctx.given_upgrade.inventory.by_option()
     now = ctx.inventory.by_option()
     out = []
     for dest, given in ctx.parsed.values.items():
@@ -44,8 +45,8 @@ def check(ctx):
         if new is None or old is None or not new.deprecated or old.deprecated:
             continue
         hint = f"; use {new.replacement}" if new.replacement else ""
-        message = MESSAGE.format(option=given.option, version=ctx.upgrade.version, hint=hint)
+        message = MESSAGE.format(option=given.option, version=ctx.given_upgrade.version, hint=hint)
         out.append(Diagnostic(CODE, SEVERITY, message, given.option, given.location or ctx.command_location,
                               (Evidence(str(new.location), f"{given.option}: {new.action}"),),
-                              {"dest": dest, "replacement": new.replacement, "upgrade_to": ctx.upgrade.version}))
+                              {"dest": dest, "replacement": new.replacement, "upgrade_to": ctx.given_upgrade.version}))
     return out

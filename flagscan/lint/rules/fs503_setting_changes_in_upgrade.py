@@ -22,8 +22,16 @@ Pin the settings whose old value you rely on, or adapt the command to the new me
 ```
 """
 
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
 from flagscan.diagnostics import Diagnostic, Evidence, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.resolve import Resolution, Setting
 
 CODE = "FS503"
 NAME = "setting-changes-in-upgrade"
@@ -37,7 +45,7 @@ INVALID = (Example("--model-path m --tokenizer-worker-num 2", upgrade_to="fixtur
                    expect=("FS503",), at=("1:1", "1:16")),)
 
 
-def _show(setting) -> str:
+def _show(setting: Setting) -> str:
     import json
 
     from flagscan.evaluate.resolve import jsonable
@@ -48,7 +56,7 @@ def _show(setting) -> str:
     return (text if len(text) <= 40 else text[:37] + "...") + f" ({setting.origin})"
 
 
-def changes(before, after) -> list[tuple[str, object, object]]:
+def changes(before: Resolution, after: Resolution) -> list[tuple[str, Setting, Setting]]:
     """(dest, old setting or None, new setting or None) for settings whose value or origin differ."""
     from flagscan.evaluate.resolve import jsonable
 
@@ -64,13 +72,13 @@ def changes(before, after) -> list[tuple[str, object, object]]:
     return out
 
 
-def _state(setting) -> dict:
+def _state(setting: Setting) -> dict[str, Any]:
     from flagscan.evaluate.resolve import jsonable
 
     return {"value": jsonable(setting.value), "origin": setting.origin}
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     _parsed_after, after = ctx.after_upgrade
     out = []
     for dest, old, new in changes(ctx.resolution, after):
@@ -78,7 +86,7 @@ def check(ctx):
         where = given.location if given is not None and given.location else ctx.command_location
         evidence = tuple(Evidence(c.location, c.condition) for c in new.because)
         out.append(Diagnostic(CODE, SEVERITY, MESSAGE.format(dest=dest, old=_show(old), new=_show(new),
-                                                             version=ctx.upgrade.version),
-                              dest, where, evidence, {"upgrade_to": ctx.upgrade.version, "old": _state(old),
+                                                             version=ctx.given_upgrade.version),
+                              dest, where, evidence, {"upgrade_to": ctx.given_upgrade.version, "old": _state(old),
                                                       "new": _state(new)}))
     return out

@@ -19,6 +19,7 @@ The upgraded server does not start; under systemd it restart-loops.
 """
 
 from flagscan.diagnostics import Diagnostic, Evidence, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS504"
@@ -32,13 +33,13 @@ INVALID = (Example("--model-path m --enable-dp-attention --allreduce-fusion-back
                    upgrade_to="fixtures/trees/lint-next", expect=("FS504",), at=("1:1",)),)
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     _parsed, after = ctx.after_upgrade
     before = {r.message for r in ctx.resolution.rejections if r.certain}
     out = []
     for r in after.rejections:
         if r.certain and r.message not in before:
-            out.append(Diagnostic(CODE, SEVERITY, MESSAGE.format(version=ctx.upgrade.version, message=r.message),
+            out.append(Diagnostic(CODE, SEVERITY, MESSAGE.format(version=ctx.given_upgrade.version, message=r.message),
                                   None, ctx.command_location, (Evidence(r.location, r.condition),),
-                                  {"upgrade_to": ctx.upgrade.version}))
+                                  {"upgrade_to": ctx.given_upgrade.version}))
     return out

@@ -22,6 +22,7 @@ default change.
 
 from flagscan.diagnostics import Diagnostic, Evidence, Severity
 from flagscan.facts.flags import UnknownValue
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS901"
@@ -34,7 +35,7 @@ INVALID = (Example("--model-path m --tp-size 1", expect=("FS901",), at=("1:16",)
            Example("--model-path m --schedule-policy fcfs", expect=("FS901",), at=("1:16",)))
 
 
-def check(ctx):
+def check(ctx: Context) -> list[Diagnostic]:
     by_option = ctx.inventory.by_option()
     out = []
     for dest, given in ctx.parsed.values.items():
@@ -49,7 +50,7 @@ def check(ctx):
     return out
 
 
-def _same(value, default) -> bool:
+def _same(value: object, default: object) -> bool:
     if isinstance(value, UnknownValue) or isinstance(default, UnknownValue) or default is None:
         return False
     if isinstance(value, (list, tuple)) and isinstance(default, (list, tuple)):

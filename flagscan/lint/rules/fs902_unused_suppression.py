@@ -21,6 +21,7 @@ is usually a typo.
 """
 
 from flagscan.diagnostics import Diagnostic, FileLocation, Severity
+from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 CODE = "FS902"
@@ -37,6 +38,6 @@ def finding(where: FileLocation, stale: list[str]) -> Diagnostic:
     return Diagnostic(CODE, SEVERITY, MESSAGE.format(codes=", ".join(stale)), None, where, (), {"codes": stale})
 
 
-def check(ctx):
+def check(ctx: Context) -> tuple[Diagnostic, ...]:
     # Suppressions are judged per file, after every rule ran: flagscan.lint.suppress calls finding().
     return ()
