@@ -142,11 +142,35 @@ class GlobalWrites:
         stack = getattr(self, "stack", None)
         if target[0] == "n" and stack and target[1] in _globals_of(stack[-1][1]):
             name = target[1]
+            # this path, and every path that forks from it later, sees the value it bound (the
+            # lazy-initialisation idiom `global _p; if _p is None: _p = make(); return _p`,
+            # platforms/__init__.py's current_platform in 0.5.23)
+            state.writable(_rebound_oid(module))[name] = value
             if state.assumptions and not _same(module.globals.get(name), value):
                 value = Unknown(f"{name} (rebound on some paths)", {f"runtime:{module.name}.{name}"})
             module.globals[name] = value
             return
         super().assign(target, value, state, module, line)  # type: ignore[misc]
+
+    def lookup(self, name: str, state: State, module: ModuleVal) -> Any:
+        rebound = state.heap.get(_rebound_oid(module))
+        if rebound and name in rebound and name not in state.locals:
+            closure = getattr(state, "closure", None)
+            if not (closure and name in closure):
+                return self.deref(rebound[name], state)  # type: ignore[attr-defined]
+        return super().lookup(name, state, module)  # type: ignore[misc]
+
+
+_REBOUND: dict[str, int] = {}
+
+
+def _rebound_oid(module: ModuleVal) -> int:
+    """The heap key of the module's globals rebound on a path (negative, below the
+    resolution's environment key -1: no object has it)."""
+    oid = _REBOUND.get(module.name)
+    if oid is None:
+        oid = _REBOUND[module.name] = -1000 - len(_REBOUND)
+    return oid
 
 
 class SurvivalTracking:

@@ -1,0 +1,44 @@
+"""evaluate: the startup phase: methods a tree class inherits from a class outside the tree.
+
+SGLang's model classes subclass torch.nn.Module, which the analysed tree does not hold;
+its loaders end in `return model.eval()` and the model runner keeps what that returns as
+its model (0.5.10 model_loader/loader.py DefaultModelLoader.load_model). Without the
+meaning of `eval` the model is not known, and nothing the serving phase calls on it is
+followed. rules/startup.toml [[outside_base]] names, per outside class, the methods that
+return the object they are called on; any other method of it stays unknown.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flagscan.evaluate.values import Builtin, ClassVal, External, Obj
+
+
+def outside_self(rules: dict[str, Any]) -> dict[str, frozenset[str]]:
+    """{outside class path: the method names that return self} from rules/startup.toml."""
+    return {r["base"]: frozenset(r.get("returns_self", ())) for r in rules.get("outside_base", [])}
+
+
+def outside_bases(cls: ClassVal) -> list[str]:
+    """The dotted paths of the outside classes among `cls`'s bases (through its tree bases)."""
+    out: list[str] = []
+    for c in cls.mro():
+        for base in c.bases:
+            if isinstance(base, External) and base.path not in out:
+                out.append(base.path)
+    return out
+
+
+class OutsideBaseMethods:
+    """`obj.m` where `obj`'s class gets `m` from an outside base whose `m` returns self."""
+
+    returns_self: dict[str, frozenset[str]] = {}  # set per interpreter from rules/startup.toml
+
+    def getattr(self, base, attr, state, module, node=None):
+        if self.returns_self and isinstance(base, Obj) and attr not in state.attrs(base.oid):
+            found, _ = base.cls.lookup(attr)
+            if not found and any(attr in self.returns_self.get(p, ()) for p in outside_bases(base.cls)):
+                obj = base
+                return Builtin(f"{base.cls.name}.{attr}", lambda _i, _s, _a, _k, _m, _l: obj)
+        return super().getattr(base, attr, state, module, node)  # type: ignore[misc]

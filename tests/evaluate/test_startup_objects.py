@@ -1,0 +1,165 @@
+"""What the startup run needs to hold the objects SGLang builds (0.5.20+ releases): a model
+returned by `model.eval()`, a lazily initialised module global, a load format that is one of
+a few strings, and a generator that yields after paths were joined."""
+
+from __future__ import annotations
+
+from pathlib import Path
+from typing import Any
+
+from flagscan.evaluate.interp import Dead, Interpreter
+from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_self
+from flagscan.evaluate.startup.run import GlobalWrites
+from flagscan.evaluate.state import State
+from flagscan.evaluate.values import EnumMember, ModuleVal, Obj, Unknown
+from flagscan.evaluate.world import World
+from flagscan.extract.irstore import ModuleStore
+from flagscan.hardware import profile_from_spec
+from flagscan.ruledata import load
+from tests.evaluate.helpers import options, write_tree
+
+
+class _Startup(GlobalWrites, OutsideBaseMethods, Interpreter):
+    returns_self = outside_self(load("startup"))
+
+
+def _call(tmp_path: Path, source: str, cls: type = _Startup, function: str = "main") -> Any:
+    root = write_tree(tmp_path / "tree", {"sglang/srt/mod.py": source})
+    world = World(profile_from_spec("h200"), {}, env_open=True)
+    interp = cls(ModuleStore(root, tmp_path / "cache"), world)
+    state = State({}, {})
+    module = interp.import_module("sglang.srt.mod", state)
+    assert isinstance(module, ModuleVal)
+    try:
+        return interp.call(interp.deref(module.globals[function], state), [], {}, state, module)
+    except Dead:
+        return Dead
+
+
+MODEL = """
+from torch import nn
+
+class Model(nn.Module):
+    def forward(self, batch):
+        return batch
+
+def load():
+    model = Model()
+    return model.eval()
+
+def main():
+    return load()
+"""
+
+
+def test_a_model_returned_by_eval_is_the_model(tmp_path) -> None:
+    # 0.5.10-0.5.23 DefaultModelLoader.load_model ends in `return model.eval()`
+    value = _call(tmp_path, MODEL)
+    assert isinstance(value, Obj) and value.cls.name == "Model"
+
+
+def test_a_method_the_rules_do_not_name_stays_unknown(tmp_path) -> None:
+    value = _call(tmp_path, MODEL.replace("model.eval()", "model.state_dict()"))
+    assert isinstance(value, Unknown)
+
+
+def test_the_outside_base_methods_are_rule_data_with_a_schema() -> None:
+    rules = load("startup")["outside_base"]
+    assert rules and all(r["base"].count(".") >= 1 and r["returns_self"] for r in rules)
+    assert all(m.isidentifier() for r in rules for m in r["returns_self"])
+
+
+LAZY = """
+import os
+
+_platform = None
+
+class Platform:
+    def is_out_of_tree(self):
+        return False
+
+def _resolve():
+    return Platform()
+
+def current():
+    global _platform
+    if _platform is None:
+        _platform = _resolve()
+    return _platform
+
+def main():
+    if os.environ.get("SOME_SWITCH"):
+        return current().is_out_of_tree()
+    return None
+"""
+
+
+def test_a_global_initialised_on_a_path_is_known_on_that_path(tmp_path) -> None:
+    # 0.5.23 platforms/__init__.py: `current_platform` is built on first access under `global`;
+    # the path that built it (here under an unknown test) reads it back
+    assert options(_call(tmp_path, LAZY)) == {False, None}
+
+
+def test_a_global_rebound_on_one_path_is_not_known_on_a_path_forked_before(tmp_path) -> None:
+    source = LAZY.replace("""def main():
+    if os.environ.get("SOME_SWITCH"):
+        return current().is_out_of_tree()
+    return None""", """def main():
+    if os.environ.get("SOME_SWITCH"):
+        current()
+        return 1
+    return _platform""")
+    # the path that did not call current() never sees the platform it built
+    seen = options(_call(tmp_path, source))
+    assert seen is None or not any(isinstance(o, Obj) for o in seen)
+
+
+FORMAT = """
+import enum
+import os
+
+class LoadFormat(str, enum.Enum):
+    AUTO = "auto"
+    MISTRAL = "mistral"
+    DUMMY = "dummy"
+
+def main():
+    fmt = "mistral" if os.environ.get("MISTRAL") else "auto"
+    member = LoadFormat(fmt.lower())
+    if isinstance(member, type):
+        return "a class"
+    return member
+"""
+
+
+def test_a_format_that_is_one_of_a_few_strings_stays_one_of_their_members(tmp_path) -> None:
+    # 0.5.23 LoadConfig._verify_load_format: LoadFormat(self.load_format.lower()), with
+    # load_format "auto" or "mistral" (is_mistral_native_format needs the checkpoint's files)
+    value = _call(tmp_path, FORMAT)
+    assert isinstance(value, Unknown) and value.options is not None
+    assert sorted(m.name for m in value.options if isinstance(m, EnumMember)) == ["AUTO", "MISTRAL"]
+    assert len(value.options) == 2
+
+
+GENERATOR = """
+import os
+
+def items():
+    for name in ("a", "b"):
+        if os.environ.get(name):
+            yield name
+        else:
+            yield name.upper()
+    yield "end"
+
+def main():
+    out = []
+    for item in items():
+        out.append(item)
+    return out
+"""
+
+
+def test_a_generator_that_yields_after_joined_paths_is_followed_without_a_crash(tmp_path) -> None:
+    value = _call(tmp_path, GENERATOR, cls=Interpreter)
+    assert value is not Dead
