@@ -360,6 +360,9 @@ def _type(interp, state, args, kwargs, module, line):
         if isinstance(value, _PLAIN):
             # the builtin itself, so that `type(x) is int` and `type(x)(items)` behave as in Python
             return interp.builtins.get(type(value).__name__) or Builtin(type(value).__name__, lambda *a: Unknown("type call"))
+        if isinstance(value, Unknown):
+            # the class of a value not known is as unknown as the value, for the same facts
+            return Unknown(f"type({value.why})", value.needs)
     return Unknown("type()")
 
 
@@ -466,11 +469,17 @@ def method_of(base: Any, attr: str) -> Any:
                 return unknown_of(*args, why=f".{attr}(...)")
             if isinstance(base, (list, set)) and attr in ("extend", "update") and args and (
                     isinstance(args[0], Unknown) or not isinstance(args[0], (list, tuple, set, frozenset, dict, str))):
-                return interp.give_up(f"{type(base).__name__}.{attr} of something not followed", module, line,
-                                      "the container's elements")
-            if isinstance(base, (list, set)) and attr in ("remove", "discard", "index", "pop") and has_unknown(args):
-                return interp.give_up(f"{type(base).__name__}.{attr} of an unknown element", module, line,
-                                      "the container's elements")
+                # elements not known, in a number not known: the container itself is now unknown
+                interp.forget(base, state, module, line, f"{type(base).__name__} after .{attr}(...) of elements "
+                              "not known", getattr(args[0], "needs", frozenset()))
+                return None
+            if isinstance(base, (list, set)) and attr == "index" and has_unknown(args):
+                return unknown_of(*args, why=f".{attr}(...)")
+            if isinstance(base, (list, set)) and attr in ("remove", "discard", "pop") and has_unknown(args):
+                # which element goes is not known: what is left is not either
+                interp.forget(base, state, module, line, f"{type(base).__name__} after .{attr}(...) of an "
+                              "element not known", frozenset().union(*(getattr(a, "needs", ()) for a in args)))
+                return unknown_of(*args, why=f".{attr}(...)") if attr == "pop" else None
             try:
                 return bound(*args, **kwargs)
             except Exception as exc:

@@ -78,6 +78,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         self.external_writes: dict[str, Any] = {}
         # What a statement-level `yield` does in the generator frame being run (interp_gen.py).
         self._sinks: list[Any] = []
+        # The locals of the callers of the function being run (innermost last), for `forget`.
+        self.frames: list[dict[str, Any]] = []
 
     @property
     def stops(self) -> list[Stop]:
@@ -103,6 +105,44 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         path = module.path if module is not None else "?"
         bound(self._stops, limit, f"{path}:{line or self.line}", what)
         return Unknown(f"{limit} (not followed)", needs)
+
+    def forget(self, container: Any, state: State, module: ModuleVal, line: int, why: str,
+               needs: frozenset[str] | set[str] = frozenset()) -> Unknown:
+        """`container` (a list or set, mutated in place) now holds elements not known, in a number
+        not known (`keys.extend(ret)` with `ret` an outside value): no list of elements states
+        that, so every reference to it this path can reach (the locals of this function and its
+        callers, the closure, module globals, heap attributes, and the elements of containers
+        held there) becomes the Unknown returned. A write event marks each attribute replaced."""
+        gone = Unknown(why, frozenset(needs))
+
+        def swap(holder: Any) -> list[Any]:
+            keys = list(holder.keys()) if isinstance(holder, dict) else range(len(holder))
+            hit = [k for k in keys if holder[k] is container]
+            for k in hit:
+                holder[k] = gone
+            return hit
+
+        def scan(holder: dict[Any, Any]) -> None:
+            swap(holder)
+            for value in list(holder.values()):
+                if isinstance(value, (dict, list)) and value is not container:
+                    swap(value)
+
+        for frame in [state.locals, *self.frames, getattr(state, "closure", None) or {}]:
+            scan(frame)
+        for mod in self.modules.values():
+            scan(mod.globals)
+        for oid in [oid for oid, attrs in state.heap.items() if any(
+                v is container or (isinstance(v, (dict, list)) and any(x is container for x in
+                                                                      (v.values() if isinstance(v, dict) else v)))
+                for v in attrs.values())]:
+            attrs = state.writable(oid)
+            for attr in swap(attrs):
+                self.record(state, "write", module, line, oid=oid, attr=attr, value=gone)
+            for value in attrs.values():
+                if isinstance(value, (dict, list)):
+                    swap(value)
+        return gone
 
     def trace_unknown(self, module: ModuleVal, line: int, text: str, value: Any) -> None:
         import sys as _sys

@@ -26,7 +26,7 @@ _CMP: dict[str, Callable[[Any, Any], Any]] = {
     "==": operator.eq, "!=": operator.ne, "<": operator.lt, "<=": operator.le, ">": operator.gt,
     ">=": operator.ge, "in": lambda a, b: a in b, "notin": lambda a, b: a not in b,
 }
-PLAIN = (str, int, float, bool, type(None), tuple, list, dict, set, frozenset)
+PLAIN = (str, bytes, int, float, bool, type(None), tuple, list, dict, set, frozenset)
 
 
 def truth(value: Any) -> bool | None:

@@ -112,7 +112,10 @@ class CallsMixin:
         if not isinstance(func, (External, Unknown, Builtin)):
             return self.give_up(f"a call with {star} arguments not known ({self._text(node)[:80]})", module, line,
                                 "what the call returns or writes")
-        return Unknown(self._text(node))
+        if isinstance(func, External):
+            # what outside code returns is a fact of the run, as for any call of it (World.call_external)
+            return Unknown(self._text(node), {f"runtime:{func.path}"})
+        return Unknown(self._text(node), func.needs if isinstance(func, Unknown) else ())
 
     def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], state: State, module: ModuleVal,
              node: Any = None, line: int = 0) -> Any:
@@ -256,6 +259,7 @@ class CallsMixin:
         state.conds = ()  # conditions are reported per function, where they are written
         self.depth += 1
         self.stack.append((fn.qualname, fn.ir))
+        self.frames.append(saved_locals)
         try:
             outcomes = self.exec_block(fn.ir["body"], state, fn.module)
         except Budget:
@@ -266,6 +270,7 @@ class CallsMixin:
         finally:
             self.depth -= 1
             self.stack.pop()
+            self.frames.pop()
         returns = [(s, v) for k, s, v in outcomes if k in ("return", "next")]
         raises = [(s, v) for k, s, v in outcomes if k == "raise"]
         for s, _ in returns + raises:

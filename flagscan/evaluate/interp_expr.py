@@ -37,6 +37,9 @@ class ExpressionsMixin:
     """Expressions of the Interpreter: attributes, subscripts, literals, comprehensions."""
 
     def _e_unk(self, node, state, module, line):
+        literal = _bytes_literal(node[1])
+        if literal is not None:
+            return literal
         return self.give_up(f"an expression flagscan does not model ({node[1][:80]})", module, line)
 
     def _e_a(self, node, state, module, line):
@@ -90,6 +93,10 @@ class ExpressionsMixin:
                 return dict(base.attrs)
             if attr == "__mro__":
                 return tuple(base.mro())
+            if attr == "__new__":
+                # no __new__ of its own: object.__new__, an instance that __init__ has not run on
+                # (shm_broadcast.py `self = MessageQueue.__new__(MessageQueue)`)
+                return Builtin(f"{base.name}.__new__", _object_method("__new__"))
             return Unknown(f"{base.name}.{attr}")
         if isinstance(base, ModuleVal):
             if attr in base.globals:
@@ -441,8 +448,26 @@ def _object_method(name: str):
         if name == "__setattr__" and len(args) == 3 and isinstance(args[0], Obj):
             interp.setattr(args[0], args[1], args[2], state, module, line, raw=True)
             return None
+        if name == "__new__":
+            if args and isinstance(args[0], ClassVal):
+                return interp.new_obj(args[0], state)
+            return Unknown("object.__new__ of a class not known", getattr(args[0], "needs", ()) if args else ())
         return None
     return call
+
+
+def _bytes_literal(text: str) -> bytes | None:
+    """The value of a bytes literal's source text (the lowering keeps bytes out of its JSON IR
+    as an unmodelled expression with its text: `b"GGUF"`, `b"\\x00"`), else None."""
+    if not text[:3].lower().lstrip("r").startswith("b"):
+        return None
+    import ast
+
+    try:
+        value = ast.literal_eval(text)
+    except (ValueError, SyntaxError, MemoryError, RecursionError):
+        return None
+    return value if isinstance(value, bytes) else None
 
 
 def _logger_method(level: str):

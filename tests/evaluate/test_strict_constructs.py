@@ -337,3 +337,108 @@ def main():
 ''', env_open=True)
     first, second = value
     assert options(first) == {None, 512} and options(second) == {None, 512}
+
+
+def test_bytes_literals(tmp_path):
+    # hf_transformers/common.py `f.read(4) == b"GGUF"`, jit_kernel/utils.py `b"\x00"`
+    value, interp = run(tmp_path, r'''
+def main():
+    return b"GGUF", rb"a\x00", b"\x00" + b"x", b"GGUF" == b"GG" + b"UF"
+''')
+    assert value == (b"GGUF", rb"a\x00", b"\x00x", True)
+    assert interp.stops == []
+
+
+def test_an_instance_made_by_the_class_new_without_init(tmp_path):
+    # shm_broadcast.py `self = MessageQueue.__new__(MessageQueue); self.handle = handle`
+    value, _ = run(tmp_path, '''
+class Queue:
+    def __init__(self):
+        self.size = 1
+
+    @staticmethod
+    def create(handle):
+        self = Queue.__new__(Queue)
+        self.handle = handle
+        return self
+
+class Other:
+    pass
+
+def main():
+    q = Queue.create("h")
+    o = object.__new__(Other)
+    o.x = 2
+    return q.handle, hasattr(q, "size"), isinstance(q, Queue), o.x
+''')
+    assert value == ("h", False, True, 2)
+
+
+def test_patching_the_class_of_an_outside_object(tmp_path):
+    # patch_tokenizer.py `tokenizer_cls = type(tokenizer); tokenizer_cls._pad = patched_pad`,
+    # the tokenizer made by transformers: its class is outside the analysed code
+    value, interp = run(tmp_path, '''
+import transformers
+
+def main():
+    tokenizer = transformers.AutoTokenizer.from_pretrained("m")
+    tokenizer_cls = type(tokenizer)
+    tokenizer_cls._pad = len
+    return 1
+''')
+    assert value == 1 and interp.stops == []
+
+
+def test_an_outside_object_made_with_keyword_arguments_not_known(tmp_path):
+    # hf_transformers_utils.py `sub = PretrainedConfig(**_sub); sub.torch_dtype = dtype`
+    value, interp = run(tmp_path, '''
+from transformers import PretrainedConfig
+
+def main(raw):
+    config = PretrainedConfig(**raw)
+    config.torch_dtype = "bfloat16"
+    return config.torch_dtype
+''', args=(None,))
+    assert interp.stops == []
+    assert options(value) is None   # outside code's object: what it holds stays unknown
+
+
+def test_a_list_extended_by_elements_not_known_is_unknown_everywhere_it_is_held(tmp_path):
+    # connector/redis.py `all_keys.extend(keys)` with `keys` from the redis client: the list's
+    # length and elements are not known, in this function, its caller and the record holding it
+    value, interp = run(tmp_path, '''
+import redis
+
+class Holder:
+    def __init__(self):
+        self.keys = ["a"]
+
+def fill(keys, holder):
+    keys.extend(redis.Redis().scan())
+    holder.keys.extend(redis.Redis().scan())
+    return len(keys)
+
+def main():
+    keys = ["x"]
+    holder = Holder()
+    box = {"k": keys}
+    n = fill(keys, holder)
+    return n, len(keys), keys, holder.keys, box["k"], "x" in keys
+''')
+    assert interp.stops == []
+    assert all(options(v) is None for v in value), value
+
+
+def test_a_set_updated_and_a_list_popped_at_an_index_not_known(tmp_path):
+    value, interp = run(tmp_path, '''
+import os
+
+def main():
+    seen = {1}
+    seen.update(os.environ.get("X"))
+    order = [1, 2, 3]
+    first = order.pop(int(os.environ.get("I")))
+    return 1 in seen, len(order), first
+''', env_open=True)
+    assert interp.stops == []
+    assert all(options(v) is None for v in value), value
