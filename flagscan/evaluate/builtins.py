@@ -284,7 +284,8 @@ def _isinstance_one(value: Any, t: Any) -> Any:
             return rs.pop() if len(rs) == 1 else None
         return None
     if isinstance(t, Builtin) and t.name == "type":
-        return isinstance(value, ClassVal) or (False if isinstance(value, _PLAIN + (Obj,)) else None)
+        # an Enum member is an instance, not a class (0.5.23 get_model_loader's `isinstance(load_format, type)`)
+        return isinstance(value, ClassVal) or (False if isinstance(value, _PLAIN + (Obj, EnumMember)) else None)
     if isinstance(t, Builtin):
         pytype = {"int": int, "float": float, "str": str, "bool": bool, "list": list, "tuple": tuple,
                   "dict": dict, "set": set, "frozenset": frozenset}.get(t.name)

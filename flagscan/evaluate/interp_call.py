@@ -333,10 +333,14 @@ class CallsMixin:
         if any(c.name in ("Exception", "BaseException") or _is_exception(c) for c in cls.mro()):
             return ExcVal(cls.name, args[0] if args else "", cls)
         if cls.is_enum:
-            for member in cls.attrs.values():
-                if isinstance(member, EnumMember) and args and same(member.value, args[0]):
-                    return member
-            return Unknown(f"{cls.name}({args[0] if args else ''})")
+            given = self.deref(args[0], state) if args else None
+            if isinstance(given, Unknown) and given.options:
+                # one of a few known values: the member of each (all found), as Python looks each up
+                members = [_enum_member(cls, o) for o in given.options]
+                if all(m is not None for m in members):
+                    return join_values(members, f"{cls.name}({given.why})")
+            member = _enum_member(cls, given) if args else None
+            return member if member is not None else Unknown(f"{cls.name}({args[0] if args else ''})")
         obj = self.new_obj(cls, state)
         found, init = cls.lookup("__init__")
         if found and isinstance(init, FuncVal):
@@ -439,3 +443,11 @@ _OPTION_CALLS = 64   # a call through an unknown choice of more functions than t
 
 def _callable(value: Any) -> bool:
     return isinstance(value, (FuncVal, BoundMethod, ClassVal, PartialVal, LambdaVal, Builtin))
+
+
+def _enum_member(cls: ClassVal, value: Any) -> EnumMember | None:
+    """The member of an Enum class whose value is `value` (None: no such member)."""
+    for member in cls.attrs.values():
+        if isinstance(member, EnumMember) and same(member.value, value):
+            return member
+    return None

@@ -56,6 +56,13 @@ class ExpressionsMixin:
             if isinstance(value, Unknown) and base.needs:
                 value = Unknown(value.why, value.needs | base.needs, value.options, value.truth)
             return value
+        if isinstance(base, Unknown) and _strings(base):
+            # a method of one of a few known strings (`load_format.lower()` on "auto" or
+            # "mistral"): each string's own, so the call maps the options
+            value = join_values([self.builtins_attr(o, attr) for o in base.options], f"{base.why}.{attr}")
+            if isinstance(value, Unknown) and base.needs:
+                value = Unknown(value.why, value.needs | base.needs, value.options, value.truth)
+            return value
         if isinstance(base, Unknown):
             return Unknown(f"{base.why}.{attr}", base.needs)
         if isinstance(base, Obj):
@@ -421,6 +428,11 @@ def _objects(value: Unknown) -> bool:
     """One of a few known instances (or None): what an attribute of it can be is theirs."""
     return bool(value.options) and len(value.options) <= 8 and any(isinstance(o, Obj) for o in value.options) \
         and all(isinstance(o, Obj) or o is None for o in value.options)
+
+
+def _strings(value: Unknown) -> bool:
+    """One of a few known strings."""
+    return bool(value.options) and len(value.options) <= 8 and all(isinstance(o, str) for o in value.options)
 
 
 def _has_key(d: dict, key: Any) -> bool:

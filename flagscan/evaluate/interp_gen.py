@@ -114,7 +114,9 @@ class GeneratorsMixin:
             return None
         value = self.eval(value_ir, state, module, line) if value_ir is not None else None
         if isinstance(sink, _CollectSink):
-            state.locals[_YIELDED] = list(state.locals.get(_YIELDED, [])) + [value]
+            so_far = state.locals.get(_YIELDED, [])
+            # paths that yielded different values were joined into one not known: it stays so
+            state.locals[_YIELDED] = list(so_far) + [value] if isinstance(so_far, list) else so_far
             outcomes = [("next", state, None)]
         else:
             outcomes = self._with_body(sink, value, state, line)
