@@ -37,8 +37,8 @@ class GateInterpreter(Interpreter):
         # a guard's call imports it, so the next guard sees them too; this path sees them now.
         module = super().import_module(name, self._state)
         if state is not self._state:
-            for oid, attrs in self._state.heap.items():
-                state.heap.setdefault(oid, attrs)
+            shared = self._state.heap
+            state.heap.update({oid: shared[oid] for oid in sorted(shared.keys() - state.heap.keys())})
         if isinstance(module, ModuleVal):
             self._runtime_globals(module)
         return module

@@ -38,16 +38,21 @@ def code_version() -> str:
     return h.hexdigest()[:16]
 
 
-def write_json(path: Path, payload: Any) -> None:
-    """A cache record, written whole or not at all (temp file + rename; one-shot C encoder)."""
+def write_bytes(path: Path, data: bytes) -> None:
+    """A cache record, written whole or not at all (temp file + rename)."""
     try:
         path.parent.mkdir(parents=True, exist_ok=True)
         fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "w", encoding="utf-8") as fh:
-            fh.write(json.dumps(payload, separators=(",", ":")))
+        with os.fdopen(fd, "wb") as fh:
+            fh.write(data)
         os.replace(tmp, path)
     except OSError:
         pass  # a read-only cache only costs speed
+
+
+def write_json(path: Path, payload: Any) -> None:
+    """A JSON cache record, written whole or not at all (one-shot C encoder)."""
+    write_bytes(path, json.dumps(payload, separators=(",", ":")).encode())
 
 
 @lru_cache(maxsize=1)
@@ -117,6 +122,6 @@ def clear_facts(cache_dir: Path) -> int:
     import shutil
 
     root = Path(cache_dir) / "facts"
-    count = sum(1 for _ in root.rglob("*.json")) if root.is_dir() else 0
+    count = sum(1 for p in root.rglob("*") if p.is_file()) if root.is_dir() else 0
     shutil.rmtree(root, ignore_errors=True)
     return count

@@ -67,6 +67,12 @@ class Lowerer:
         self.package = name if is_package else name.rpartition(".")[0]
         self.lines = source.splitlines(keepends=True)
 
+    def _mentions_yield(self, node: ast.AST) -> bool:
+        """Whether the word `yield` is in the node's source lines: a cheap test that lets
+        `_is_generator`'s walk run only where a yield can be (most functions have none)."""
+        first, last = node.lineno - 1, node.end_lineno or node.lineno  # type: ignore[attr-defined]
+        return not self.lines or any("yield" in line for line in self.lines[first:last])
+
     def module(self, tree: ast.Module) -> dict[str, Any]:
         return {"name": self.name, "path": self.path, "body": self.block(tree.body)}
 
@@ -176,7 +182,7 @@ class Lowerer:
             "decorators": [self.expr(d) for d in node.decorator_list],
             "owner": owner,
         }
-        if _is_generator(node):
+        if self._mentions_yield(node) and _is_generator(node):
             out["generator"] = True
         return out
 

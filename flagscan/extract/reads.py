@@ -74,7 +74,7 @@ def _facts_record(cache_dir: Path | None, digest: str, role: str) -> Path | None
 
 def _extract_one(task: tuple[str, str, str, str, str | None]) -> tuple[str, dict[str, Any] | None, str | None]:
     """Worker: (root, relpath, digest, role, cache_dir) -> (relpath, facts json, parse error)."""
-    from flagscan.extract.irstore import ir_record
+    from flagscan.extract.irstore import ir_record, write_ir
     from flagscan.extract.lower import LowerError, lower_source
     from flagscan.extract.reads_walk import Idioms, walk_module
 
@@ -92,7 +92,7 @@ def _extract_one(task: tuple[str, str, str, str, str | None]) -> tuple[str, dict
         return relpath, None, reason
     record = ir_record(cache_dir, digest)
     if record is not None:
-        write_json(record, ir)
+        write_ir(record, ir)
     facts = walk_module(ir, _idioms(Idioms), resolution=role == "resolution").to_json()
     facts_path = _facts_record(cache_dir, digest, role)
     if facts_path is not None:
