@@ -37,6 +37,7 @@ def scenario_key(root: Path, given: dict[str, Any], scenario, *extra: Any) -> st
     mtime, flagscan's evaluator or rule data, a value of the command, the GPU, env or model)."""
     from flagscan.evaluate.resolve import jsonable
     from flagscan.extract.cache import engine_version
+    from flagscan.strict import strict
 
     h = hashlib.sha256(engine_version().encode())
     h.update(tree_digest(Path(root)).encode())
@@ -45,6 +46,8 @@ def scenario_key(root: Path, given: dict[str, Any], scenario, *extra: Any) -> st
            "gpu": scenario.gpu.to_json(), "env": scenario.env,
            "model": [model.config, model.complete, model.origin] if model is not None else None,
            "extra": list(extra),
+           # a result computed leniently may hide a give-up that FLAGSCAN_STRICT=1 must raise
+           "strict": strict(),
            "packages": scenario.packages.key() if getattr(scenario, "packages", None) is not None else None}
     h.update(json.dumps(doc, sort_keys=True, default=str).encode())
     return h.hexdigest()[:32]

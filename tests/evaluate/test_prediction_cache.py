@@ -42,3 +42,12 @@ def test_a_damaged_record_is_computed_again(tmp_path) -> None:
     record.write_bytes(b"not a pickle")
     again = _predict(tmp_path, ["--model-path", "m"])
     assert again.settings.keys() == first.settings.keys()
+
+
+def test_a_lenient_prediction_is_not_read_back_under_strict_mode(tmp_path, monkeypatch) -> None:
+    # a result computed without FLAGSCAN_STRICT=1 may stand on give-ups strict mode must raise
+    monkeypatch.delenv("FLAGSCAN_STRICT", raising=False)
+    _predict(tmp_path, ["--model-path", "m"])
+    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+    _predict(tmp_path, ["--model-path", "m"])
+    assert len(list((tmp_path / "facts" / "resolution").glob("*.pickle"))) == 2
