@@ -136,6 +136,9 @@ def table(interp) -> dict[str, Any]:
         "setattr": Builtin("setattr", _setattr),
         "print": Builtin("print", lambda *a: None),
         "type": Builtin("type", _type),
+        # the calling module's own namespace, as Python gives it (parallel_state.py
+        # `globals()[_name] = wrapped(_fn)` rebinds module functions)
+        "globals": Builtin("globals", lambda i, s, a, k, m, l: m.globals),
         "callable": Builtin("callable", lambda i, s, a, k, m, l: not isinstance(a[0], _PLAIN) if a else False),
         "id": Builtin("id", lambda *a: Unknown("id()")),
         "iter": Builtin("iter", lambda i, s, a, k, m, l: list(a[0]) if a and isinstance(a[0], (list, tuple)) else Unknown("iter")),

@@ -442,3 +442,25 @@ def main():
 ''', env_open=True)
     assert interp.stops == []
     assert all(options(v) is None for v in value), value
+
+
+def test_globals_rebinds_a_module_function(tmp_path):
+    # parallel_state.py: `for _name in ...: globals()[_name] = _warn(_name)(globals().get(_name))`
+    value, interp = run(tmp_path, '''
+def get_tp_group():
+    return "tp"
+
+def _wrap(fn):
+    def inner():
+        return "wrapped " + fn()
+    return inner
+
+for _name in ["get_tp_group"]:
+    _fn = globals().get(_name)
+    if _fn is not None:
+        globals()[_name] = _wrap(_fn)
+
+def main():
+    return get_tp_group()
+''')
+    assert value == "wrapped tp" and interp.stops == []
