@@ -6,7 +6,7 @@ import operator
 from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp_base import PLAIN, Dead, truth
-from flagscan.evaluate.state import OPEN, State, join_states, join_values
+from flagscan.evaluate.state import OPEN, State, join_states, join_values, open_dict
 from flagscan.evaluate.values import (
     BoundMethod,
     Builtin,
@@ -166,6 +166,8 @@ class ExpressionsMixin:
                 f"{base.owner.name}.{base.ir['name']}" if base.owner is not None else base.ir["name"])
         if isinstance(base, FuncVal) and attr == "__module__":
             return base.module.name
+        if isinstance(base, Builtin) and base.name == "dict" and attr == "fromkeys":
+            return Builtin("dict.fromkeys", _dict_fromkeys)
         return Unknown(f"{type(base).__name__}.{attr}")
 
     def builtins_attr(self, base: Any, attr: str) -> Any:
@@ -466,6 +468,21 @@ def _object_method(name: str):
             return Unknown("object.__new__ of a class not known", getattr(args[0], "needs", ()) if args else ())
         return None
     return call
+
+
+def _dict_fromkeys(interp: Interpreter, state: State, args, kwargs, module: ModuleVal, line: int) -> Any:
+    """dict.fromkeys(keys, value=None): each key once, all holding `value`; keys not known
+    make a dict whose keys are not known (any key may be there, holding `value`)."""
+    value = args[1] if len(args) > 1 else kwargs.get("value")
+    keys = interp.iterate(args[0], state, module) if args else None
+    if keys is None or any(isinstance(k, (Unknown, Maybe)) for k in keys):
+        out: dict[Any, Any] = {}
+        open_dict(out, value, getattr(args[0], "needs", frozenset()) if args else frozenset())
+        return out
+    try:
+        return dict.fromkeys(keys, value)
+    except TypeError:   # a key that cannot be hashed: Python raises; not followed
+        return interp.give_up("dict.fromkeys of a key that cannot be hashed", module, line)
 
 
 def _bytes_literal(text: str) -> bytes | None:

@@ -464,3 +464,21 @@ def main():
     return get_tp_group()
 ''')
     assert value == "wrapped tp" and interp.stops == []
+
+
+def test_dict_fromkeys(tmp_path):
+    # graph_memory_usage.py `merged = dict.fromkeys(GRAPH_MEMORY_USAGE_KEYS, 0.0); merged[phase] = ...`
+    value, interp = run(tmp_path, '''
+import os
+
+KEYS = ("capture", "replay")
+
+def main():
+    merged = dict.fromkeys(KEYS, 0.0)
+    merged["capture"] = merged.get("capture", 0.0) + 1.5
+    some = dict.fromkeys(os.environ.get("PHASES"))
+    return merged, "replay" in some
+''', env_open=True)
+    merged, present = value
+    assert merged == {"capture": 1.5, "replay": 0.0} and options(present) is None
+    assert interp.stops == []
