@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import sys
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, replace
 from enum import IntEnum
 from pathlib import Path
-from typing import Any
+from typing import Any, TypeVar
 
 import click
 
@@ -25,6 +25,7 @@ class UserError(Exception):
 
 
 FORMATS = ("text", "json")
+F = TypeVar("F", bound=Callable[..., Any])  # a click command function, as an option decorator returns it
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,7 +46,7 @@ def merge_options(ctx: click.Context, **overrides: Any) -> Options:
     return replace(base, **given)
 
 
-def source_options(fn: Callable) -> Callable:
+def source_options(fn: F) -> F:
     fn = click.option("--sglang", "sglang", metavar="REV", default=None,
                       help="SGLang revision: 0.5.10, v0.5.10, a commit, a path, a wheel, or 'installed'.")(fn)
     fn = click.option("--cache-dir", type=click.Path(path_type=Path), default=None,
@@ -55,7 +56,7 @@ def source_options(fn: Callable) -> Callable:
     return fn
 
 
-def package_option(fn: Callable) -> Callable:
+def package_option(fn: F) -> F:
     return click.option("--package", "package", multiple=True, metavar="NAME=VERSION",
                         help="A package's version as installed (NAME=absent: not installed); overrides the "
                              "release's pins (repeatable).")(fn)
@@ -116,16 +117,17 @@ class _Group(click.Group):
     """The command group; a usage error (unknown option, bad option value) is one line on
     stderr and exit code 2, like any other bad input. Commands are imported when first asked for."""
 
-    def get_command(self, ctx, cmd_name):  # type: ignore[override]
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
         if cmd_name not in self.commands:
             _register(cmd_name)
         return super().get_command(ctx, cmd_name)
 
-    def list_commands(self, ctx):  # type: ignore[override]
+    def list_commands(self, ctx: click.Context) -> list[str]:
         _register()
         return super().list_commands(ctx)
 
-    def main(self, args=None, prog_name=None, complete_var=None, standalone_mode=True, **extra):  # type: ignore[override]
+    def main(self, args: Sequence[str] | None = None, prog_name: str | None = None, complete_var: str | None = None,
+             standalone_mode: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
         try:
@@ -158,7 +160,8 @@ class _Group(click.Group):
 @click.option("-q", "--quiet", is_flag=True, default=False, help="No progress messages on stderr.")
 @package_option
 @click.pass_context
-def main(ctx: click.Context, sglang, cache_dir, offline, sglang_repo, fmt, quiet, package) -> None:
+def main(ctx: click.Context, sglang: str | None, cache_dir: Path | None, offline: bool, sglang_repo: str | None,
+         fmt: str, quiet: bool, package: tuple[str, ...]) -> None:
     """flagscan: what your SGLang launch flags will really do on your GPU, read from SGLang's own source."""
     from flagscan.progress import set_quiet
 

@@ -3,6 +3,8 @@
 from __future__ import annotations
 
 import sys
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -10,8 +12,12 @@ from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, run_guarded
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.report import args_text
 
+if TYPE_CHECKING:
+    from flagscan.inputs import LaunchCommand
+    from flagscan.inputs.model import Source
 
-def read_commands(file, argv, kind=None):
+
+def read_commands(file: str | None, argv: tuple[str, ...], kind: str | None = None) -> list[LaunchCommand]:
     """Launch commands from FILE (`-`: stdin) or from the argv given after `--` (one of them)."""
     from flagscan.inputs import command_from_argv, read_launch_file
 
@@ -29,7 +35,7 @@ def read_commands(file, argv, kind=None):
 STDIN = "<stdin>"
 
 
-def stdin_source():
+def stdin_source() -> Source:
     """The launch file given on stdin (`-`), refused as a file would be (binary, too large)."""
     from flagscan.inputs.model import MAX_BYTES, InputError, Source
     from flagscan.inputs.text import decode
@@ -40,7 +46,7 @@ def stdin_source():
     return Source.of(STDIN, decode(data, STDIN))
 
 
-def read_stdin_commands(kind=None):
+def read_stdin_commands(kind: str | None = None) -> list[LaunchCommand]:
     from flagscan.inputs.read import read_launch_source
 
     return read_launch_source(stdin_source(), kind)
@@ -52,7 +58,8 @@ def read_stdin_commands(kind=None):
               help="Kind of launch file (detected when omitted).")
 @click.argument("file", required=False)
 @click.pass_context
-def args(ctx: click.Context, sglang, cache_dir, offline, fmt, kind, file, argv) -> None:
+def args(ctx: click.Context, sglang: str | None, cache_dir: Path | None, offline: bool, fmt: str | None,
+         kind: str | None, file: str | None, argv: tuple[str, ...]) -> None:
     """Show the flag values a launch command gives SGLang, parsed as SGLang's parser would."""
     opts = merge_options(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
 

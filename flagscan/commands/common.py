@@ -5,17 +5,20 @@ from __future__ import annotations
 import json
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from flagscan.cli import Options, progress
 from flagscan.facts.flags import Inventory
 
+if TYPE_CHECKING:
+    from flagscan.source.model import SourceTree
+
 
 @dataclass(frozen=True, slots=True)
 class Revision:
-    tree: Any  # flagscan.source.SourceTree
+    tree: SourceTree
     inventory: Inventory
     pin_how: str
     cache_dir: Path
@@ -44,7 +47,7 @@ def open_revision(opts: Options, spec: str | None = None) -> Revision:
 
 
 def emit_json(kind: str, payload: dict[str, Any], revision: Revision | None = None) -> None:
-    doc = {"schema": f"flagscan/{kind}/v1"}
+    doc: dict[str, Any] = {"schema": f"flagscan/{kind}/v1"}
     if revision is not None:
         doc["sglang"] = revision.sglang_json()
     doc.update(payload)

@@ -12,7 +12,7 @@ from flagscan.report import detect_text
 @click.command("detect")
 @click.option("--format", "fmt", type=click.Choice(FORMATS), default=None, help="Output format.")
 @click.pass_context
-def detect(ctx: click.Context, fmt) -> None:
+def detect(ctx: click.Context, fmt: str | None) -> None:
     """Detect this machine's NVIDIA GPUs through NVML (what --gpu auto uses).
 
     Exits 2 with one line when NVML is unavailable (no driver, no GPU, pynvml missing).

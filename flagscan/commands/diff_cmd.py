@@ -3,17 +3,27 @@
 from __future__ import annotations
 
 import json
+from collections.abc import Iterable, Sequence
+from typing import TYPE_CHECKING, Any
 
 import click
 
 from flagscan.cli import Exit, UserError, merge_options, progress, run_guarded
 from flagscan.ruledata import model_path_of
 
+if TYPE_CHECKING:
+    from flagscan.commands.common import Revision
+    from flagscan.diffing.model import DiffReport
+    from flagscan.evaluate import ModelFacts, Scenario
+    from flagscan.hardware import GpuProfile
+    from flagscan.inputs import LaunchCommand
+    from flagscan.lint import Target
+
 FORMATS = ("text", "json", "markdown", "sarif")
 THRESHOLD = {"error": 3, "warning": 2, "info": 1}
 
 
-def revision_severity(doc: dict) -> int:
+def revision_severity(doc: dict[str, Any]) -> int:
     """How serious the revision-level changes are: removals, renames and new start-up checks
     break or change existing commands (warning); additions and field changes inform (info)."""
     f, e = doc["flags"], doc["effects"]
@@ -41,8 +51,9 @@ def revision_severity(doc: dict) -> int:
 @click.option("--cache-dir", type=click.Path(), default=None, help="Cache directory.")
 @click.option("--offline", is_flag=True, default=False, help="Use the cache only.")
 @click.pass_context
-def diff(ctx: click.Context, old, new, services, gpus, gpu_count, model_config, model_arch, env, fmt, fail_on,
-         cache_dir, offline) -> None:
+def diff(ctx: click.Context, old: str, new: str, services: tuple[str, ...], gpus: tuple[str, ...],
+         gpu_count: int | None, model_config: str | None, model_arch: str | None, env: tuple[str, ...],
+         fmt: str | None, fail_on: str, cache_dir: str | None, offline: bool) -> None:
     """Compare two SGLang revisions: flags, auto-adjustments, start-up checks, gates, your units."""
     from pathlib import Path
 
@@ -62,14 +73,15 @@ def diff(ctx: click.Context, old, new, services, gpus, gpu_count, model_config, 
         profiles = [gpu_profile(g, gpu_count, None, None, None) for g in specs]
         fixed = model_facts(model_config, model_arch, None) if (model_config or model_arch) else None
 
-        def model_for(path):
+        def model_for(path: str | None) -> ModelFacts | None:
             return fixed if fixed is not None else (model_facts(None, None, path) if path else None)
 
         before, after = open_revision(opts, old), open_revision(opts, new)
         targets = [Target(r.tree.root, r.cache_dir, r.inventory, r.tree.version or spec)
                    for r, spec in ((before, old), (after, new))]
         progress(opts)("comparing flags, resolution rules and units")
-        report = diff_revisions(*targets, before.sglang_json(), after.sglang_json(), services=services,
+        old_target, new_target = targets
+        report = diff_revisions(old_target, new_target, before.sglang_json(), after.sglang_json(), services=services,
                                 gpus=profiles, model=model_for, env=parse_env(env))
         doc = report.to_json()
         doc["startup"] = startup_changes(targets, services, zip(specs, profiles), fixed, parse_env(env))             if services else []
@@ -87,7 +99,8 @@ def diff(ctx: click.Context, old, new, services, gpus, gpu_count, model_config, 
     run_guarded(body)
 
 
-def startup_changes(targets, services, gpus, fixed, env: dict[str, str]) -> list[dict]:
+def startup_changes(targets: Sequence[Target], services: Sequence[str], gpus: Iterable[tuple[str, GpuProfile]],
+                    fixed: ModelFacts | None, env: dict[str, str]) -> list[dict[str, Any]]:
     """Per launch command and GPU: the startup and serving rejections the bump adds and removes."""
     from flagscan.commands.args_cmd import read_commands
     from flagscan.commands.scenario import model_facts
@@ -95,23 +108,25 @@ def startup_changes(targets, services, gpus, fixed, env: dict[str, str]) -> list
     from flagscan.evaluate.startup.compare import compare_command
     from flagscan.inputs import parse_command
 
+    old, new = targets
     out = []
     for label, profile in gpus:
         for path in services:
             for command in read_commands(path, ()):
-                def values_for(target, command=command):
+                def values_for(target: Target, command: LaunchCommand = command) -> dict[str, Any]:
                     return {dest: v.value for dest, v in parse_command(command, target.inventory).values.items()}
 
-                def scenario_for(values, command=command, profile=profile):
+                def scenario_for(values: dict[str, Any], command: LaunchCommand = command,
+                                 profile: GpuProfile = profile) -> Scenario:
                     model = fixed if fixed is not None else model_facts(None, None, model_path_of(values))
                     return Scenario(profile, {**command.env, **env}, model)
 
-                out.append(compare_command(*targets, values_for, scenario_for, (str(command.path), command.line),
+                out.append(compare_command(old, new, values_for, scenario_for, (str(command.path), command.line),
                                            label).to_json())
     return out
 
 
-def _sarif(report, after) -> dict:
+def _sarif(report: DiffReport, after: Revision) -> dict[str, Any]:
     from flagscan.diagnostics import Diagnostic, Evidence, FileLocation, Severity
     from flagscan.lint import all_rules
     from flagscan.report import sarif

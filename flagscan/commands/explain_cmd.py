@@ -2,20 +2,25 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING
+
 import click
 
 from flagscan.cli import Exit, LaunchArgs, merge_options, run_guarded
 from flagscan.commands.report_cmd import (
+    Launch,
     apply_startup,
     check_flag,
     gate_reports,
     gate_source_options,
-    gpu_list,
     launch_for,
     load_tree_reads,
     warn_parse_errors,
 )
-from flagscan.commands.scenario import scenario_options
+from flagscan.commands.scenario import gpu_list, scenario_options
+
+if TYPE_CHECKING:
+    from flagscan.hardware import GpuProfile
 
 
 @click.command("explain", cls=LaunchArgs)
@@ -25,8 +30,10 @@ from flagscan.commands.scenario import scenario_options
 @click.argument("setting")
 @click.argument("file", required=False)
 @click.pass_context
-def explain(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda, model_config,
-            model_arch, env, kind, setting, file, argv) -> None:
+def explain(ctx: click.Context, sglang: str | None, cache_dir: str | None, offline: bool, fmt: str | None,
+            gpu: str | None, gpu_count: int | None, gpu_memory: str | None, gpu_name: str | None, cuda: str | None,
+            model_config: str | None, model_arch: str | None, env: tuple[str, ...], kind: str | None, setting: str,
+            file: str | None, argv: tuple[str, ...]) -> None:
     """Explain one setting as a decision tree; with --gpu, the verdict on that GPU."""
     from pathlib import Path
 
@@ -41,9 +48,9 @@ def explain(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
         dest = check_flag(rev, setting)
         reads = load_tree_reads(rev, opts.quiet)
         gpus = gpu_list(gpu, gpu_count, gpu_memory, gpu_name, cuda, required=False)
-        launches = []
+        launches: list[Launch] = []
 
-        def launch_of(profile):
+        def launch_of(profile: GpuProfile) -> Launch:
             launches.append(launch_for(rev, profile, file, argv, kind, env, model_config, model_arch))
             return launches[-1]
 

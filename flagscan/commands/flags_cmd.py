@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from flagscan.cli import Exit, merge_options, run_guarded, source_options
@@ -13,7 +15,8 @@ from flagscan.report import flags_text
 @source_options
 @click.option("--deprecated", "only_deprecated", is_flag=True, help="Only deprecated flags.")
 @click.pass_context
-def flags(ctx: click.Context, sglang, cache_dir, offline, fmt, only_deprecated) -> None:
+def flags(ctx: click.Context, sglang: str | None, cache_dir: Path | None, offline: bool, fmt: str | None,
+          only_deprecated: bool) -> None:
     """List every flag of `sglang serve` in the pinned revision, read from its source."""
     opts = merge_options(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
 

@@ -16,7 +16,8 @@ GRAPH_FORMATS = ("json", "dot", "graphml", "mermaid")
 @click.option("--depth", type=click.IntRange(0, 10), default=1, help="Neighbourhood radius with --focus.")
 @click.option("--all", "show_all", is_flag=True, help="Keep settings with no edge (isolated nodes).")
 @click.pass_context
-def graph(ctx, sglang, cache_dir, offline, fmt, focus, depth, show_all) -> None:
+def graph(ctx: click.Context, sglang: str | None, cache_dir: str | None, offline: bool, fmt: str | None,
+          focus: str | None, depth: int, show_all: bool) -> None:
     """The dependency graph: settings, hardware predicates, env vars and model facts, with writes/gates edges."""
     from pathlib import Path
 

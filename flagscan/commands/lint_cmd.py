@@ -2,19 +2,27 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 import click
 
-from flagscan.cli import Exit, UserError, merge_options, progress, run_guarded
+from flagscan.cli import Exit, Options, UserError, merge_options, progress, run_guarded
 from flagscan.commands.scenario import scenario_options
+
+if TYPE_CHECKING:
+    from flagscan.commands.lint_gpus import Labels
+    from flagscan.evaluate import ModelFacts
+    from flagscan.hardware import GpuProfile
+    from flagscan.lint import FileResult
 
 FORMATS = ("text", "concise", "json", "sarif", "github")
 THRESHOLD = {"error": 3, "warning": 2, "info": 1}
 DEFAULT_FAIL_ON = "warning"
 
 
-def _codes(values) -> tuple[str, ...]:
+def _codes(values: Iterable[str]) -> tuple[str, ...]:
     return tuple(c for v in values for c in v.split(",") if c.strip())
 
 
@@ -38,9 +46,11 @@ def _codes(values) -> tuple[str, ...]:
               help="Configuration file (default: nearest flagscan.toml or pyproject.toml with [tool.flagscan]).")
 @click.argument("files", nargs=-1, required=True)
 @click.pass_context
-def lint(ctx: click.Context, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda,
-         model_config, model_arch, env, kind, fail_on, select, extend_select, ignore, upgrade_to, fix, show_diff,
-         config_path, files) -> None:
+def lint(ctx: click.Context, sglang: str | None, cache_dir: str | None, offline: bool, fmt: str | None,
+         gpu: str | None, gpu_count: int | None, gpu_memory: str | None, gpu_name: str | None, cuda: str | None,
+         model_config: str | None, model_arch: str | None, env: tuple[str, ...], kind: str | None,
+         fail_on: str | None, select: tuple[str, ...], extend_select: tuple[str, ...], ignore: tuple[str, ...],
+         upgrade_to: str | None, fix: bool, show_diff: bool, config_path: str | None, files: tuple[str, ...]) -> None:
     """Lint SGLang launch files (systemd units, scripts, compose, Kubernetes) for one GPU or several
     (--gpu a,b). FILE `-` reads the launch file from stdin (with --fix, the fixed text goes to stdout)."""
     from pathlib import Path
@@ -80,7 +90,7 @@ class Request:
     config_path: str | None
 
 
-def run(req: Request, opts) -> int:
+def run(req: Request, opts: Options) -> int:
     from flagscan.commands.args_cmd import STDIN, stdin_source
     from flagscan.commands.common import emit_json, open_revision
     from flagscan.commands.scenario import gpu_list, model_facts, parse_env
@@ -114,7 +124,7 @@ def run(req: Request, opts) -> int:
     model_config = req.model_config or config.model_config
     fixed_model = model_facts(model_config, req.model_arch, None) if (model_config or req.model_arch) else None
 
-    def model_for(model_path):
+    def model_for(model_path: str | None) -> ModelFacts | None:
         if fixed_model is not None:
             return fixed_model
         return model_facts(None, None, model_path) if model_path else None
@@ -127,14 +137,14 @@ def run(req: Request, opts) -> int:
     target = Target(rev.tree.root, rev.cache_dir, rev.inventory, rev.tree.version or str(rev.tree.revision))
     fixing = req.fix or req.show_diff
 
-    def lint_all(profile, fix: bool):
+    def lint_all(profile: GpuProfile | None, fix: bool) -> list[FileResult]:
         options = LintOptions(target, profile, gpu_count is not None, parse_env(req.env), model_for, selection,
                               req.kind, upgrade, fix)
         paths = [STDIN if f == "-" else f for f in req.files]
         return lint_files(paths, options, {STDIN: stdin_text} if stdin_text is not None else None,
                           progress=not opts.quiet)
 
-    labels: list[dict] | None = None
+    labels: list[Labels] | None = None
     if len(gpus) <= 1:
         profile = gpus[0][1] if gpus else None
         results = lint_all(profile, fixing)
@@ -175,9 +185,9 @@ def run(req: Request, opts) -> int:
                              {"gates": gates, "notes": notes, "hardware": hardware})
         click.echo(json.dumps(doc, indent=2))
     elif req.fmt == "github":
-        names = {r.code: r.name for r in all_rules()}
+        rule_names = {r.code: r.name for r in all_rules()}
         if diagnostics:
-            click.echo(github.render([d for r in shown for d in r.diagnostics], names))
+            click.echo(github.render([d for r in shown for d in r.diagnostics], rule_names))
     else:
         text = lint_text.render(shown, notes, concise=req.fmt == "concise")
         if text:
@@ -187,7 +197,8 @@ def run(req: Request, opts) -> int:
     return Exit.FINDINGS if any(d.severity.rank >= threshold for d in diagnostics) else Exit.OK
 
 
-def _fix(results, req: Request, say, unified) -> int:
+def _fix(results: list[FileResult], req: Request, say: Callable[[str], None],
+         unified: Callable[[str, str, str], str]) -> int:
     from pathlib import Path
 
     from flagscan.commands.args_cmd import STDIN

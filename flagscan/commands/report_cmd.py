@@ -2,20 +2,31 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass, field
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
 
 import click
 
-from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, run_guarded
+from flagscan.cli import Exit, F, LaunchArgs, UserError, merge_options, run_guarded
 from flagscan.commands.scenario import gpu_list, scenario_options
 from flagscan.ruledata import model_path_of
+
+if TYPE_CHECKING:
+    from flagscan.commands.common import Revision
+    from flagscan.evaluate import Scenario
+    from flagscan.evaluate.packages import Packages
+    from flagscan.evaluate.resolve import Resolution
+    from flagscan.evaluate.startup.run import StartupRaise, StartupResult
+    from flagscan.extract.reads import TreeReads
+    from flagscan.hardware import GpuProfile
 
 GATE_FORMATS = ("text", "json", "markdown")
 
 
-def gate_source_options(formats: tuple[str, ...]):
-    def wrap(fn):
+def gate_source_options(formats: tuple[str, ...]) -> Callable[[F], F]:
+    def wrap(fn: F) -> F:
         fn = click.option("--sglang", "sglang", metavar="REV", default=None,
                           help="SGLang revision: 0.5.10, v0.5.10, a commit, a path, a wheel, or 'installed'.")(fn)
         fn = click.option("--cache-dir", type=click.Path(), default=None, help="Cache directory.")(fn)
@@ -25,7 +36,7 @@ def gate_source_options(formats: tuple[str, ...]):
     return wrap
 
 
-def load_tree_reads(rev, quiet: bool = False):
+def load_tree_reads(rev: Revision, quiet: bool = False) -> TreeReads:
     """The revision's read facts; a progress bar on stderr while files are parsed."""
     from flagscan.extract.reads import load_reads
     from flagscan.progress import tracker
@@ -45,7 +56,7 @@ class Launch:
     settings: dict[str, Any] | None
     rejections: list[Any]
     user_dests: set[str]
-    env: dict[str, str]
+    env: dict[str, str | None]   # None: a variable the resolution removes
     model: Any
     parse_errors: list[str] = field(default_factory=list)   # what SGLang's parser would refuse
     startup: list[tuple[str, Any]] = field(default_factory=list)  # (dest, certain startup raise it is due to)
@@ -53,14 +64,15 @@ class Launch:
     packages: Any = None   # flagscan.evaluate.packages.Packages: the release's pins and --package
 
 
-def launch_for(rev, gpu, file, argv, kind, env_pairs, model_config, model_arch) -> Launch:
+def launch_for(rev: Revision, gpu: GpuProfile, file: str | None, argv: tuple[str, ...], kind: str | None,
+               env_pairs: tuple[str, ...], model_config: str | None, model_arch: str | None) -> Launch:
     from flagscan.commands.args_cmd import read_commands
     from flagscan.commands.scenario import model_facts, parse_env
 
     extra_env = parse_env(env_pairs)
     packages = run_packages(rev, gpu)
     if not file and not argv:
-        return Launch(None, [], set(), extra_env, model_facts(model_config, model_arch, None), packages=packages)
+        return Launch(None, [], set(), dict(extra_env), model_facts(model_config, model_arch, None), packages=packages)
     from flagscan.evaluate import Scenario, predict
     from flagscan.evaluate.gates_run import runtime_env, runtime_settings
     from flagscan.inputs import parse_command
@@ -80,7 +92,7 @@ def launch_for(rev, gpu, file, argv, kind, env_pairs, model_config, model_arch) 
                   facts, errors, startup, result, packages)
 
 
-def run_packages(rev, gpu) -> Any:
+def run_packages(rev: Revision, gpu: GpuProfile) -> Packages:
     """The run's packages on this GPU's vendor: the release's pins and the group's --package."""
     from flagscan.cli import Options
     from flagscan.evaluate.packages import PackageSpecError, for_revision
@@ -94,7 +106,8 @@ def run_packages(rev, gpu) -> Any:
         raise UserError(str(exc)) from None
 
 
-def startup_blame(rev, values: dict[str, Any], scenario, resolution) -> tuple[Any, list[tuple[str, Any]]]:
+def startup_blame(rev: Revision, values: dict[str, Any], scenario: Scenario,
+                  resolution: Resolution) -> tuple[StartupResult | None, list[tuple[str, StartupRaise]]]:
     """The startup phase of the command, and (dest, raise) for each certain startup-phase raise and
     each setting of the command it is due to."""
     if resolution.rejections and any(getattr(r, "certain", False) for r in resolution.rejections):
@@ -103,7 +116,7 @@ def startup_blame(rev, values: dict[str, Any], scenario, resolution) -> tuple[An
     from flagscan.evaluate.startup.predict import predict_startup
 
     result = predict_startup(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
-    out = []
+    out: list[tuple[str, StartupRaise]] = []
     for raised in result.rejections:
         if raised.certain and raised.phase == "startup":
             out.extend((dest, raised) for dest in due_to(rev.tree.root, rev.cache_dir, rev.inventory, values,
@@ -132,7 +145,7 @@ def warn_parse_errors(launch: Launch) -> bool:
     return bool(launch.parse_errors)
 
 
-def check_flag(rev, name: str) -> str:
+def check_flag(rev: Revision, name: str) -> str:
     """A dest or option string -> dest; an unknown one is a one-line error with did-you-mean."""
     import difflib
 
@@ -148,18 +161,20 @@ def check_flag(rev, name: str) -> str:
     raise UserError(f"no setting {name!r} in sglang {rev.tree.version or ''}{hint}".replace("  ", " "))
 
 
-def gate_reports(rev, reads, gpus, launch_of, flags=None) -> dict[str, dict[str, Any]]:
+def gate_reports(rev: Revision, reads: TreeReads | Callable[[], TreeReads], gpus: list[tuple[str, GpuProfile]],
+                 launch_of: Callable[[GpuProfile], Launch], flags: list[str] | None = None) -> dict[str, dict[str, Any]]:
     """{gpu label: {"hardware", "flags"}} from the verdict cache or evaluated now (GPUs in parallel).
     `reads`: the tree's read facts, or a callable giving them (loaded only when something is not cached)."""
     from flagscan.evaluate.gates_cache import cached_json, gates_key
     from flagscan.evaluate.gates_run import apply_rejections, evaluate_gpu, gpu_json, in_parallel
 
-    get_reads = reads if callable(reads) else (lambda: reads)
-    builds, keys = {}, {}
+    get_reads: Callable[[], TreeReads] = reads if callable(reads) else (lambda: reads)
+    builds: dict[str, Callable[[], dict[str, Any]]] = {}
+    keys: dict[str, str] = {}
     for label, profile in gpus:
         launch: Launch = launch_of(profile)
 
-        def build(profile=profile, launch=launch, label=label):
+        def build(profile: GpuProfile = profile, launch: Launch = launch, label: str = label) -> dict[str, Any]:
             gg = evaluate_gpu(rev.tree.root, rev.cache_dir, rev.inventory, get_reads(), profile, env=launch.env,
                               model=launch.model, settings=launch.settings, flags=flags, label=label,
                               packages=launch.packages)
@@ -178,24 +193,33 @@ def gate_reports(rev, reads, gpus, launch_of, flags=None) -> dict[str, dict[str,
     built = in_parallel({label: builds[label] for label in todo})
     out: dict[str, dict[str, Any]] = {}
     for label in builds:
-        if cached.get(label) is not None:
-            out[label] = cached[label]
+        hit = cached.get(label)
+        if hit is not None:
+            out[label] = hit
         elif label in keys:
-            out[label] = cached_json(rev.cache_dir, keys[label], lambda label=label: built[label], _is_report)
+            out[label] = _stored(rev.cache_dir, keys[label], built[label])
         else:
             out[label] = built[label]
     return out
+
+
+def _stored(cache_dir: Path | None, key: str, doc: dict[str, Any]) -> dict[str, Any]:
+    """A report built now, stored under its key; what comes back has been through JSON, as a hit has."""
+    from flagscan.evaluate.gates_cache import cached_json
+
+    stored = cached_json(cache_dir, key, lambda: doc, _is_report)
+    return stored if isinstance(stored, dict) else doc
 
 
 def _is_report(doc: Any) -> bool:
     return isinstance(doc, dict) and "flags" in doc
 
 
-def lazy_reads(rev, quiet: bool = False):
+def lazy_reads(rev: Revision, quiet: bool = False) -> Callable[[], TreeReads]:
     """load_tree_reads(rev, quiet), called at most once and only when asked."""
-    held: list[Any] = []
+    held: list[TreeReads] = []
 
-    def get():
+    def get() -> TreeReads:
         if not held:
             held.append(load_tree_reads(rev, quiet))
         return held[0]
@@ -209,11 +233,11 @@ def lazy_reads(rev, quiet: bool = False):
 @click.option("--kind", type=click.Choice(["systemd", "shell", "compose", "k8s", "argv"]), default=None)
 @click.argument("file", required=False)
 @click.pass_context
-def report(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda, model_config,
-           model_arch, env, kind, file, argv) -> None:
+def report(ctx: click.Context, sglang: str | None, cache_dir: str | None, offline: bool, fmt: str | None,
+           gpu: str | None, gpu_count: int | None, gpu_memory: str | None, gpu_name: str | None, cuda: str | None,
+           model_config: str | None, model_arch: str | None, env: tuple[str, ...], kind: str | None,
+           file: str | None, argv: tuple[str, ...]) -> None:
     """Every flag's verdict on each GPU: EFFECTIVE, NO_OP, CONDITIONAL, UNREAD, REJECTED."""
-    from pathlib import Path
-
     opts = merge_options(ctx, sglang=sglang, cache_dir=Path(cache_dir) if cache_dir else None, offline=offline)
     fmt = fmt or (ctx.obj.format if ctx.obj else "text")
 
@@ -226,7 +250,7 @@ def report(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu
         reads = lazy_reads(rev, opts.quiet)   # a warm report needs no read facts
         launches: dict[int, Launch] = {}
 
-        def launch_of(profile):
+        def launch_of(profile: GpuProfile) -> Launch:
             return launches.setdefault(id(profile), launch_for(rev, profile, file, argv, kind, env, model_config,
                                                                model_arch))
 

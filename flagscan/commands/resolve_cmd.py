@@ -2,14 +2,35 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
 import click
 
-from flagscan.cli import Exit, LaunchArgs, UserError, merge_options, package_option, run_guarded, source_options
+from flagscan.cli import (
+    Exit,
+    LaunchArgs,
+    Options,
+    UserError,
+    merge_options,
+    package_option,
+    run_guarded,
+    source_options,
+)
 from flagscan.commands.args_cmd import read_commands
 from flagscan.commands.common import emit_json, open_revision
 from flagscan.commands.scenario import gpu_list, model_facts, parse_env, scenario_options
 from flagscan.report import resolve_text
 from flagscan.ruledata import model_path_of
+
+if TYPE_CHECKING:
+    from flagscan.commands.common import Revision
+    from flagscan.evaluate.packages import Packages
+    from flagscan.evaluate.resolve import Resolution
+    from flagscan.evaluate.startup.run import StartupResult
+    from flagscan.hardware import GpuProfile
+    from flagscan.inputs import LaunchCommand
+    from flagscan.report.resolve_text import Predicted
 
 
 @click.command("resolve", cls=LaunchArgs)
@@ -22,8 +43,10 @@ from flagscan.ruledata import model_path_of
 @package_option
 @click.argument("file", required=False)
 @click.pass_context
-def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda, model_config,
-            model_arch, env, kind, show_all, no_startup, package, file, argv) -> None:
+def resolve(ctx: click.Context, sglang: str | None, cache_dir: Path | None, offline: bool, fmt: str | None,
+            gpu: str | None, gpu_count: int | None, gpu_memory: str | None, gpu_name: str | None, cuda: str | None,
+            model_config: str | None, model_arch: str | None, env: tuple[str, ...], kind: str | None, show_all: bool,
+            no_startup: bool, package: tuple[str, ...], file: str | None, argv: tuple[str, ...]) -> None:
     """Predict every setting SGLang will run with for a launch command on a GPU, with causes."""
     opts = merge_options(ctx, sglang=sglang, cache_dir=cache_dir, offline=offline, format=fmt)
     pairs = tuple(opts.packages) + tuple(package)
@@ -42,10 +65,10 @@ def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
         for command in commands:
             _check_program(rev, opts, command, model_config)
         parsed_all = [checked(parse_command(command, rev.inventory)) for command in commands]
-        sections = {}
-        startups: dict[int, object] = {}
+        sections: dict[str, list[Predicted]] = {}
+        startups: dict[int, StartupResult | None] = {}
         for label, profile in gpus:
-            results = []
+            results: list[Predicted] = []
             for command, parsed in zip(commands, parsed_all):
                 values = {dest: v.value for dest, v in parsed.values.items()}
                 path = model_path_of(values)
@@ -74,10 +97,10 @@ def resolve(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gp
     run_guarded(body)
 
 
-def _payload(results, startups) -> dict:
+def _payload(results: list[Predicted], startups: dict[int, StartupResult | None]) -> dict[str, Any]:
     from flagscan.report import startup_text
 
-    def one(r) -> dict:
+    def one(r: Predicted) -> dict[str, Any]:
         data = startup_text.merge_json(resolve_text.to_json(r, show_all=True), startups.get(id(r[3])))
         data["env"] = _env_json(r[3])
         data["packages"] = dict(sorted(getattr(r[3], "packages", {}).items()))
@@ -89,7 +112,7 @@ def _payload(results, startups) -> dict:
     return payload
 
 
-def _text(results, startups, show_all: bool) -> str:
+def _text(results: list[Predicted], startups: dict[int, StartupResult | None], show_all: bool) -> str:
     """Each command's resolution, then what its startup phase does."""
     from flagscan.report import startup_text
 
@@ -102,12 +125,12 @@ def _text(results, startups, show_all: bool) -> str:
     return "\n".join(blocks)
 
 
-def _packages(rev, opts, pairs: tuple[str, ...]) -> dict:
+def _packages(rev: Revision, opts: Options, pairs: tuple[str, ...]) -> dict[str, Packages]:
     """vendor -> the run's packages (the release's pins apply to the vendors its wheel is built for)."""
     from flagscan.cli import progress
     from flagscan.evaluate.packages import PackageSpecError, for_revision
 
-    out: dict = {}
+    out: dict[str, Packages] = {}
     for vendor in ("nvidia", "amd"):
         try:
             out[vendor], why = for_revision(rev.tree, rev.cache_dir, offline=opts.offline, pairs=pairs, vendor=vendor)
@@ -118,7 +141,7 @@ def _packages(rev, opts, pairs: tuple[str, ...]) -> dict:
     return out
 
 
-def _check_program(rev, opts, command, model_config) -> None:
+def _check_program(rev: Revision, opts: Options, command: LaunchCommand, model_config: str | None) -> None:
     """The command's program must be the one whose resolution flagscan follows (the language-model
     server's parser, rules/programs.toml); another is said in one line, never read as that one."""
     from flagscan.lint.programs import choose, model_files
@@ -142,12 +165,12 @@ def _check_program(rev, opts, command, model_config) -> None:
                         f"flagscan follows the language-model server's resolution only (its flags: flagscan lint)")
 
 
-def _env_json(resolution) -> dict:
+def _env_json(resolution: Resolution) -> dict[str, Any]:
     """{NAME: {"value", "certain", "because"}}: what the resolution sets (None: removes)."""
     return {name: s.to_json() for name, s in sorted(getattr(resolution, "env", {}).items())}
 
 
-def _env_lines(resolution) -> list[str]:
+def _env_lines(resolution: Resolution) -> list[str]:
     lines = []
     for name, s in sorted(getattr(resolution, "env", {}).items()):
         value = "unset" if s.value is None and s.certain else (repr(s.value) if s.value is not None else "unknown")
@@ -158,7 +181,7 @@ def _env_lines(resolution) -> list[str]:
     return lines
 
 
-def _count_from_command(profile, values, explicit):
+def _count_from_command(profile: GpuProfile, values: dict[str, Any], explicit: int | None) -> GpuProfile:
     """Without --gpu-count, the node has as many GPUs as the command's TP x PP width."""
     from dataclasses import replace
 

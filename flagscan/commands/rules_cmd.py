@@ -2,13 +2,18 @@
 
 from __future__ import annotations
 
+from typing import TYPE_CHECKING, Any
+
 import click
 
 from flagscan.cli import Exit, UserError, run_guarded
 from flagscan.commands.common import emit_json
 
+if TYPE_CHECKING:
+    from flagscan.lint.model import Rule
 
-def _rule_json(rule) -> dict:
+
+def _rule_json(rule: Rule) -> dict[str, Any]:
     return {"code": rule.code, "name": rule.name, "severity": rule.severity.value, "default": rule.default,
             "fixable": rule.fixable, "needs": sorted(rule.needs), "summary": rule.summary}
 
@@ -16,7 +21,7 @@ def _rule_json(rule) -> dict:
 @click.command("rules")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default=None, help="Output format.")
 @click.pass_context
-def rules(ctx: click.Context, fmt) -> None:
+def rules(ctx: click.Context, fmt: str | None) -> None:
     """List every lint rule: code, name, severity, whether it runs by default."""
     fmt = fmt or (ctx.obj.format if ctx.obj else "text")
 
@@ -46,7 +51,7 @@ def rules(ctx: click.Context, fmt) -> None:
 @click.argument("code")
 @click.option("--format", "fmt", type=click.Choice(["text", "json"]), default=None, help="Output format.")
 @click.pass_context
-def rule(ctx: click.Context, code, fmt) -> None:
+def rule(ctx: click.Context, code: str, fmt: str | None) -> None:
     """Print the documentation of one lint rule (by code, e.g. FS201, or by name)."""
     fmt = fmt or (ctx.obj.format if ctx.obj else "text")
 

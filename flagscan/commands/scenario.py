@@ -2,15 +2,19 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
-from typing import Any
+from collections.abc import Iterable
+from typing import TYPE_CHECKING, Literal, overload
 
 import click
 
-from flagscan.cli import UserError
+from flagscan.cli import F, UserError
+
+if TYPE_CHECKING:
+    from flagscan.evaluate import ModelFacts
+    from flagscan.hardware import GpuProfile
 
 
-def scenario_options(fn: Callable) -> Callable:
+def scenario_options(fn: F) -> F:
     opts = [
         click.option("--gpu", "gpu", metavar="NAME|smNN|X.Y|auto", default=None,
                      help="GPU: a GPU-table name (h200, b200, rtx-pro-6000, mi300x...), a compute capability, or auto."),
@@ -27,7 +31,14 @@ def scenario_options(fn: Callable) -> Callable:
     return fn
 
 
-def gpu_profile(gpu, gpu_count, gpu_memory, gpu_name, cuda, *, required: bool = True):
+@overload
+def gpu_profile(gpu: str | None, gpu_count: int | None, gpu_memory: str | None, gpu_name: str | None,
+                cuda: str | None, *, required: Literal[True] = True) -> GpuProfile: ...
+@overload
+def gpu_profile(gpu: str | None, gpu_count: int | None, gpu_memory: str | None, gpu_name: str | None,
+                cuda: str | None, *, required: bool) -> GpuProfile | None: ...
+def gpu_profile(gpu: str | None, gpu_count: int | None, gpu_memory: str | None, gpu_name: str | None,
+                cuda: str | None, *, required: bool = True) -> GpuProfile | None:
     from flagscan.hardware import HardwareError, profile_from_spec
 
     if gpu is None:
@@ -44,7 +55,8 @@ def gpu_profile(gpu, gpu_count, gpu_memory, gpu_name, cuda, *, required: bool = 
         raise UserError(str(exc)) from exc
 
 
-def gpu_list(spec: str | None, gpu_count, gpu_memory, gpu_name, cuda, *, required: bool = True) -> list[tuple[str, Any]]:
+def gpu_list(spec: str | None, gpu_count: int | None, gpu_memory: str | None, gpu_name: str | None, cuda: str | None,
+             *, required: bool = True) -> list[tuple[str, GpuProfile]]:
     """`--gpu a,b,...` as (label, profile) pairs in the order given, each GPU once; [] when no
     --gpu is given and none is required. The numbers are checked even without a GPU."""
     from flagscan.hardware import HardwareError
@@ -64,7 +76,7 @@ def gpu_list(spec: str | None, gpu_count, gpu_memory, gpu_name, cuda, *, require
     names = [s.strip() for s in spec.split(",")]
     if not all(names):
         raise UserError(f"--gpu wants GPU names separated by commas (h200 or a100,h100), not {spec!r}")
-    out: dict[str, Any] = {}
+    out: dict[str, GpuProfile] = {}
     for name in dict.fromkeys(names):
         profile = gpu_profile(name, gpu_count, gpu_memory, gpu_name, cuda)
         if name == "auto":  # the detected GPU, named as the table knows it
@@ -73,7 +85,7 @@ def gpu_list(spec: str | None, gpu_count, gpu_memory, gpu_name, cuda, *, require
     return list(out.items())
 
 
-def parse_env(pairs) -> dict[str, str]:
+def parse_env(pairs: Iterable[str]) -> dict[str, str]:
     env: dict[str, str] = {}
     for pair in pairs:
         key, sep, value = pair.partition("=")
@@ -83,7 +95,7 @@ def parse_env(pairs) -> dict[str, str]:
     return env
 
 
-def model_facts(model_config, model_arch, model_path):
+def model_facts(model_config: str | None, model_arch: str | None, model_path: str | None) -> ModelFacts | None:
     from flagscan.evaluate import ModelError, load_model
 
     try:

@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from pathlib import Path
+
 import click
 
 from flagscan.cli import Exit, merge_options, progress, run_guarded, source_options
@@ -16,7 +18,7 @@ def sources() -> None:
 @sources.command("list")
 @source_options
 @click.pass_context
-def list_cmd(ctx: click.Context, sglang, cache_dir, offline, fmt) -> None:
+def list_cmd(ctx: click.Context, sglang: str | None, cache_dir: Path | None, offline: bool, fmt: str | None) -> None:
     """List cached revisions."""
     opts = merge_options(ctx, cache_dir=cache_dir, format=fmt)
 
@@ -40,7 +42,8 @@ def list_cmd(ctx: click.Context, sglang, cache_dir, offline, fmt) -> None:
 @click.argument("revision")
 @source_options
 @click.pass_context
-def fetch_cmd(ctx: click.Context, revision, sglang, cache_dir, offline, fmt) -> None:
+def fetch_cmd(ctx: click.Context, revision: str, sglang: str | None, cache_dir: Path | None, offline: bool,
+              fmt: str | None) -> None:
     """Fetch REVISION into the cache (and extract its flag inventory)."""
     opts = merge_options(ctx, cache_dir=cache_dir, offline=offline, format=fmt)
 
@@ -60,7 +63,7 @@ def fetch_cmd(ctx: click.Context, revision, sglang, cache_dir, offline, fmt) -> 
 @sources.command("clear")
 @source_options
 @click.pass_context
-def clear_cmd(ctx: click.Context, sglang, cache_dir, offline, fmt) -> None:
+def clear_cmd(ctx: click.Context, sglang: str | None, cache_dir: Path | None, offline: bool, fmt: str | None) -> None:
     """Remove every cached tree and fact record."""
     opts = merge_options(ctx, cache_dir=cache_dir, format=fmt)
 

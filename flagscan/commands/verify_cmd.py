@@ -3,6 +3,9 @@
 from __future__ import annotations
 
 import sys
+from collections.abc import Callable, Sequence
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 import click
 
@@ -11,6 +14,11 @@ from flagscan.commands.common import emit_json, open_revision
 from flagscan.commands.scenario import gpu_profile, model_facts, parse_env, scenario_options
 from flagscan.report import verify_text
 from flagscan.ruledata import model_path_of
+
+if TYPE_CHECKING:
+    from flagscan.hardware import GpuProfile
+    from flagscan.inputs import LaunchCommand
+    from flagscan.verify.observed import Observed
 
 FAIL_ON = ("gap", "surprise", "never")
 
@@ -39,9 +47,11 @@ FAIL_ON = ("gap", "surprise", "never")
 @click.option("--kind", type=click.Choice(["systemd", "shell", "compose", "k8s", "argv"]), default=None)
 @click.argument("file", required=False)
 @click.pass_context
-def verify(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu_name, cuda, model_config,
-           model_arch, env, url, log_file, local, python, stub_missing, timeout, api_key, fail_on, kind,
-           file, argv) -> None:
+def verify(ctx: click.Context, sglang: str | None, cache_dir: Path | None, offline: bool, fmt: str | None,
+           gpu: str | None, gpu_count: int | None, gpu_memory: str | None, gpu_name: str | None, cuda: str | None,
+           model_config: str | None, model_arch: str | None, env: tuple[str, ...], url: str | None,
+           log_file: str | None, local: bool, python: str | None, stub_missing: bool, timeout: float | None,
+           api_key: str | None, fail_on: str, kind: str | None, file: str | None, argv: tuple[str, ...]) -> None:
     """Compare flagscan's prediction with what SGLang actually resolved.
 
     One of: --url (a running server), --log (its log), --local (the installed SGLang run here).
@@ -96,7 +106,9 @@ def verify(ctx, sglang, cache_dir, offline, fmt, gpu, gpu_count, gpu_memory, gpu
     run_guarded(body)
 
 
-def _observe(url, log_file, local, file, argv, kind, python, stub_missing, timeout, api_key, env, say):
+def _observe(url: str | None, log_file: str | None, local: bool, file: str | None, argv: tuple[str, ...],
+             kind: str | None, python: str | None, stub_missing: bool, timeout: float | None, api_key: str | None,
+             env: dict[str, str], say: Callable[[str], None]) -> tuple[Observed, list[str] | None]:
     """What SGLang resolved; for --local also the argv it was run with."""
     if url:
         from flagscan.verify.remote import observe_url
@@ -124,7 +136,8 @@ def _observe(url, log_file, local, file, argv, kind, python, stub_missing, timeo
     return observe_local(result), list(command.argv)
 
 
-def _commands(file, argv, kind, observed, probe_argv):
+def _commands(file: str | None, argv: tuple[str, ...], kind: str | None, observed: Observed | None,
+              probe_argv: Sequence[str] | None) -> list[LaunchCommand]:
     from flagscan.commands.args_cmd import read_commands
     from flagscan.inputs import command_from_argv
 
@@ -138,18 +151,19 @@ def _commands(file, argv, kind, observed, probe_argv):
                     "(this server does not report the command it was launched with)")
 
 
-def _revision_for(observed, say) -> str | None:
+def _revision_for(observed: Observed, say: Callable[[str], None]) -> str | None:
     """The revision the observed SGLang runs: its own directory (--local), or its version (--url)."""
     local_dir = observed.facts.get("sglang_dir") if observed.facts else None
     if local_dir:
-        return local_dir
+        return str(local_dir)  # the probe's JSON: the directory as a string
     if observed.version:
         say(f"the server runs SGLang {observed.version}; analysing that release")
         return observed.version
     return None
 
 
-def _profile(gpu, gpu_count, gpu_memory, gpu_name, cuda, local, observed):
+def _profile(gpu: str | None, gpu_count: int | None, gpu_memory: str | None, gpu_name: str | None, cuda: str | None,
+             local: bool, observed: Observed) -> GpuProfile:
     if gpu is not None or not local:
         if gpu is None:
             raise UserError("--gpu is required with --url and --log (the GPU the server runs on: a table name "
@@ -166,7 +180,7 @@ def _profile(gpu, gpu_count, gpu_memory, gpu_name, cuda, local, observed):
 
         cap = tuple(seen["capability"])
         match = match_table(seen.get("name") or "", cap, seen.get("memory_mib"))
-        return GpuProfile("nvidia", seen.get("name"), cap, seen.get("memory_mib"),  # type: ignore[arg-type]
+        return GpuProfile("nvidia", seen.get("name"), cap, seen.get("memory_mib"),
                           gpu_count or seen.get("device_count") or 1, cuda or seen.get("torch_cuda"),
                           table_entry=match.key, source="detected")
 

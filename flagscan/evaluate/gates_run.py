@@ -62,7 +62,7 @@ def mirrors_of(tree_reads, dests: set[str], value_of) -> dict[str, dict[str, Any
 
 
 def evaluate_gpu(root: Path, cache_dir: Path | None, inventory: Inventory, tree_reads, gpu: GpuProfile, *,
-                 env: dict[str, str] | None = None, model: ModelFacts | None = None,
+                 env: dict[str, str | None] | None = None, model: ModelFacts | None = None,
                  settings: dict[str, Any] | None = None, flags: list[str] | None = None,
                  label: str | None = None, packages: Any = None) -> GpuGates:
     dests = {f.dest for f in inventory.flags}

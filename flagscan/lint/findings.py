@@ -28,8 +28,9 @@ def input_diagnostics(parsed: ParsedCommand) -> list[Diagnostic]:
     return [diagnostic(p) for p in parsed.problems]
 
 
-def resolution_diagnostics(resolution: Any, parsed: ParsedCommand) -> list[Diagnostic]:
-    """What the resolution did to the command (rejections, stops, changed settings), in order."""
+def resolution_diagnostics(resolution: Any, parsed: ParsedCommand | CheckedCommand) -> list[Diagnostic]:
+    """What the resolution did to the command (rejections, stops, changed settings), in order
+    (`parsed`: the command as parsed, with or without its input findings)."""
     from flagscan.evaluate.diagnose import outcomes
 
     return [diagnostic(o) for o in outcomes(resolution, parsed)]

@@ -19,12 +19,24 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, Protocol
 
 from flagscan.diagnostics import Diagnostic, FileLocation
 
 if TYPE_CHECKING:
-    from flagscan.lint.context import Context
+    from flagscan.facts.flags import Inventory
+    from flagscan.inputs import LaunchCommand
+
+
+class Fixing(Protocol):
+    """What --fix reads of each command's context: the command, and the inventory it was parsed with
+    (a lint Context, or the same two facts when the findings of several GPUs are fixed at once)."""
+
+    @property
+    def command(self) -> LaunchCommand: ...
+    @property
+    def inventory(self) -> Inventory: ...
+
 
 _OPTION = re.compile(r"^--?[A-Za-z0-9][\w-]*$")
 _BLOCK_ITEM = re.compile(r"^[ \t]*-[ \t]+$")
@@ -63,7 +75,7 @@ class _Change:
         return {*self.removed, *((c, a) for c, a, _o, _n in self.renamed)}
 
 
-def fix_text(text: str, diagnostics: Sequence[Diagnostic], contexts: Sequence[Context]) -> tuple[str, list[str]]:
+def fix_text(text: str, diagnostics: Sequence[Diagnostic], contexts: Sequence[Fixing]) -> tuple[str, list[str]]:
     """The text with every provable edit made, and a note for each finding left alone."""
     commands = [ctx.command for ctx in contexts]
     notes: list[str] = []
