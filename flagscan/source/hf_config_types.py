@@ -70,14 +70,13 @@ def _literal_keys(node: ast.AST, name: str, known: list[str] | None) -> list[str
     if isinstance(node, ast.Dict):
         if any(k is None for k in node.keys):   # `**x` inside a dict literal
             return None
-        keys = list(node.keys)
+        nodes = [k for k in node.keys if k is not None]
     elif isinstance(node, (ast.List, ast.Tuple)) and all(isinstance(e, ast.Tuple) and len(e.elts) == 2 for e in node.elts):
-        keys = [e.elts[0] for e in node.elts]  # type: ignore[attr-defined]
+        nodes = [e.elts[0] for e in node.elts if isinstance(e, ast.Tuple)]
     else:
         return None
-    if not all(isinstance(k, ast.Constant) and isinstance(k.value, str) for k in keys):
-        return None
-    return [k.value for k in keys]  # type: ignore[union-attr]
+    names = [k.value for k in nodes if isinstance(k, ast.Constant) and isinstance(k.value, str)]
+    return names if len(names) == len(nodes) else None
 
 
 def _mentions(node: ast.AST, name: str) -> bool:
