@@ -211,6 +211,8 @@ class ExpressionsMixin:
         if needs:
             self.assumed_needs[text] = self.assumed_needs.get(text, frozenset()) | needs
             self.assumed_needs[f"not ({text})"] = self.assumed_needs[text]
+        self.narrow(node[1], state, module, True)
+        self.narrow(node[1], other, module, False)
         paths = []
         for s, branch in ((state, node[2]), (other, node[3])):
             try:

@@ -7,7 +7,7 @@ from typing import Any
 from packaging.version import Version as _VERSION
 
 from flagscan.evaluate.interp_base import _BIN, _CMP, PLAIN, falsy_unknown, truth
-from flagscan.evaluate.state import OPEN, same
+from flagscan.evaluate.state import OPEN, State, same
 from flagscan.evaluate.values import (
     Builtin,
     ClassVal,
@@ -17,6 +17,7 @@ from flagscan.evaluate.values import (
     External,
     GenericAlias,
     Maybe,
+    ModuleVal,
     Unknown,
     has_unknown,
     unknown_of,
@@ -97,6 +98,31 @@ class OperatorsMixin:
                 result = r if result is True else unknown_of(result, r)
             left = right
         return result
+
+    def narrow(self, test_ir: Any, state: State, module: ModuleVal, holds: bool) -> None:
+        """On a path that assumed `test_ir` (an unknown test) `holds` (or not), a local name the
+        test decides for some of its options keeps only the options that agree: past
+        `if x is not None:` (x one of None or a tuple) x is the tuple, as Python has it there.
+        Only `x is None`, `x is not None`, `x`, `not x` on a function's local are narrowed."""
+        while test_ir[0] == "un" and test_ir[1] == "not":
+            test_ir, holds = test_ir[2], not holds
+        if test_ir[0] == "n":
+            name, agree = test_ir[1], (lambda o: truth(o) is holds)
+        elif (test_ir[0] == "cmp" and test_ir[1][0] == "n" and len(test_ir[2]) == 1
+              and test_ir[2][0][0] in ("is", "isnot") and test_ir[2][0][1] == ["c", None]):
+            name = test_ir[1][1]
+            want_none = (test_ir[2][0][0] == "is") == holds
+            agree = (lambda o: (o is None) == want_none)
+        else:
+            return
+        if state.locals is module.globals or name not in state.locals:
+            return
+        value = state.locals[name]
+        if not isinstance(value, Unknown) or not value.options:
+            return
+        kept = tuple(o for o in value.options if agree(o))
+        if kept and len(kept) < len(value.options):
+            state.locals[name] = kept[0] if len(kept) == 1 else Unknown(value.why, value.needs, kept, value.truth)
 
     def compare(self, op: str, left: Any, right: Any) -> Any:
         if op in ("is", "isnot"):

@@ -249,6 +249,8 @@ class StatementsMixin:
         if isinstance(test, Unknown) and test.needs:
             self.assumed_needs[text] = self.assumed_needs.get(text, frozenset()) | test.needs
             self.assumed_needs[f"not ({text})"] = self.assumed_needs[text]
+        self.narrow(test_ir, state, module, True)
+        self.narrow(test_ir, other, module, False)
         return self._branch(body, state, module, text) + self._branch(orelse, other, module, f"not ({text})")
 
     def _branch(self, stmts, state, module, cond):

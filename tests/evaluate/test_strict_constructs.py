@@ -482,3 +482,32 @@ def main():
     merged, present = value
     assert merged == {"capture": 1.5, "replay": 0.0} and options(present) is None
     assert interp.stops == []
+
+
+def test_a_test_on_none_narrows_a_local_on_each_side(tmp_path):
+    # linear_attn_model_registry.py `result = get_linear_attn_config(hf_config)`
+    # `return result[0] if result is not None else None` (result: None or a pair)
+    value, interp = run(tmp_path, '''
+import os
+
+def lookup():
+    if os.environ.get("HYBRID"):
+        return ("spec", "kind")
+    return None
+
+def main():
+    result = lookup()
+    first = result[0] if result is not None else None
+    if result is None:
+        second = "none"
+    else:
+        second = result[1]
+    if not result:
+        third = 0
+    else:
+        third = len(result)
+    return first, second, third
+''', env_open=True)
+    assert interp.stops == []
+    first, second, third = value
+    assert options(first) == {"spec", None} and options(second) == {"kind", "none"} and options(third) == {2, 0}
