@@ -106,13 +106,12 @@ class OperatorsMixin:
         Only `x is None`, `x is not None`, `x`, `not x` on a function's local are narrowed."""
         while test_ir[0] == "un" and test_ir[1] == "not":
             test_ir, holds = test_ir[2], not holds
+        none: bool | None = None   # the test is `x is None` (or not): whether x is None on this side
         if test_ir[0] == "n":
-            name, agree = test_ir[1], (lambda o: truth(o) is holds)
+            name = test_ir[1]
         elif (test_ir[0] == "cmp" and test_ir[1][0] == "n" and len(test_ir[2]) == 1
               and test_ir[2][0][0] in ("is", "isnot") and test_ir[2][0][1] == ["c", None]):
-            name = test_ir[1][1]
-            want_none = (test_ir[2][0][0] == "is") == holds
-            agree = (lambda o: (o is None) == want_none)
+            name, none = test_ir[1][1], (test_ir[2][0][0] == "is") == holds
         else:
             return
         if state.locals is module.globals or name not in state.locals:
@@ -120,7 +119,7 @@ class OperatorsMixin:
         value = state.locals[name]
         if not isinstance(value, Unknown) or not value.options:
             return
-        kept = tuple(o for o in value.options if agree(o))
+        kept = tuple(o for o in value.options if (truth(o) is holds if none is None else (o is None) == none))
         if kept and len(kept) < len(value.options):
             state.locals[name] = kept[0] if len(kept) == 1 else Unknown(value.why, value.needs, kept, value.truth)
 
