@@ -5,6 +5,10 @@ does not model) calls `give_up(reason, where)` and gets back the sentence to sho
 what was given up on and where. With `FLAGSCAN_STRICT=1` in the environment it
 raises `GaveUp` instead, so tests and development runs see the defect (as pyflakes
 raises on unknown nodes in its own tests).
+
+A limit flagscan sets itself (call depth, recursion levels, loop passes, a step budget)
+is not a give-up: it is reported the same way but never raises here
+(flagscan/evaluate/giveup.py `bound`).
 """
 
 from __future__ import annotations
