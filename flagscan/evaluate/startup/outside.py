@@ -10,7 +10,7 @@ return the object they are called on; any other method of it stays unknown.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, ClassVar
 
 from flagscan.evaluate.values import Builtin, ClassVal, External, Obj
 
@@ -33,7 +33,7 @@ def outside_bases(cls: ClassVal) -> list[str]:
 class OutsideBaseMethods:
     """`obj.m` where `obj`'s class gets `m` from an outside base whose `m` returns self."""
 
-    returns_self: dict[str, frozenset[str]] = {}  # set per interpreter from rules/startup.toml
+    returns_self: ClassVar[dict[str, frozenset[str]]] = {}  # set per interpreter class from rules/startup.toml
 
     def getattr(self, base, attr, state, module, node=None):
         if self.returns_self and isinstance(base, Obj) and attr not in state.attrs(base.oid):
