@@ -119,7 +119,9 @@ class OperatorsMixin:
         value = state.locals[name]
         if not isinstance(value, Unknown) or not value.options:
             return
-        kept = tuple(o for o in value.options if (truth(o) is holds if none is None else (o is None) == none))
+        # an option whose truth is not known itself (an outside object) stays on both sides
+        kept = tuple(o for o in value.options
+                     if (truth(o) in (holds, None) if none is None else (o is None) == none))
         if kept and len(kept) < len(value.options):
             state.locals[name] = kept[0] if len(kept) == 1 else Unknown(value.why, value.needs, kept, value.truth)
 

@@ -511,3 +511,21 @@ def main():
     assert interp.stops == []
     first, second, third = value
     assert options(first) == {"spec", None} and options(second) == {"kind", "none"} and options(third) == {2, 0}
+
+
+
+def test_narrowing_keeps_an_option_whose_truth_is_not_known(tmp_path):
+    # `if not dtype:` with dtype one of None or torch.bfloat16 (an outside object, whose truth
+    # flagscan does not know): on the `not dtype` side dtype may still be the outside object
+    value, _ = run(tmp_path, '''
+import os
+import torch
+
+def main():
+    dtype = torch.bfloat16 if os.environ.get("BF16") else None
+    if not dtype:
+        return dtype
+    return "set"
+''', env_open=True)
+    found = options(value)
+    assert found is None or (None in found and "set" in found and len(found) == 3), found
