@@ -130,6 +130,13 @@ class _Group(click.Group):
              standalone_mode: bool = True, **extra: Any) -> Any:
         if not standalone_mode:
             return super().main(args, prog_name, complete_var, standalone_mode, **extra)
+        # The analysis allocates millions of small lists and dicts that live to the end
+        # (lowered modules, abstract states): with CPython's default first-generation
+        # threshold (700) the collector runs thousands of times over them. Rarer
+        # collections, as mypy does for the same reason.
+        import gc
+
+        gc.set_threshold(50_000, 20, 100)
         try:
             return super().main(args, prog_name, complete_var, False, **extra)
         except click.UsageError as exc:

@@ -60,7 +60,8 @@ def read_ir(path: Path) -> dict[str, Any] | None:
     """A cached lowered module; None when it is missing or damaged (it is then lowered again)."""
     try:
         with open(path, "rb") as fh:
-            module = marshal.load(fh)
+            data = fh.read()
+        module = marshal.loads(data)  # marshal.load(fh) would read the file piece by piece
     except (OSError, EOFError, ValueError, TypeError):
         return None
     return module if isinstance(module, dict) and isinstance(module.get("body"), list) else None
@@ -78,14 +79,23 @@ class ModuleStore:
         self.root = Path(root)
         self.cache_dir = Path(cache_dir) if cache_dir is not None else None
         self._loaded: dict[str, dict[str, Any] | None] = {}
+        self._files: dict[str, Path | None] = {}
+        self._packages: dict[str, bool] = {}
         self.parsed: list[str] = []   # relpaths parsed in this run (cold work)
         self.failed: dict[str, str] = {}
 
     def module_file(self, dotted: str) -> Path | None:
-        return module_file(self.root, dotted)
+        # asked for again and again (every import, every lookup of a submodule): the tree
+        # does not change while a store serves it, so each answer is kept
+        if dotted not in self._files:
+            self._files[dotted] = module_file(self.root, dotted)
+        return self._files[dotted]
 
     def is_package(self, dotted: str) -> bool:
-        return in_tree(dotted) and (self.root.joinpath(*dotted.split(".")) / "__init__.py").is_file()
+        if dotted not in self._packages:
+            self._packages[dotted] = in_tree(dotted) and (
+                self.root.joinpath(*dotted.split(".")) / "__init__.py").is_file()
+        return self._packages[dotted]
 
     def get(self, dotted: str) -> dict[str, Any] | None:
         if dotted in self._loaded:
