@@ -193,6 +193,10 @@ class OperatorsMixin:
                     found = True
                 elif any(isinstance(e, Unknown) for e in elements):
                     return Unknown("membership in a list with unknown elements")
+                elif isinstance(item, External) and any(isinstance(e, External) for e in elements):
+                    # another dotted path may name the same outside object (`torch.half` is
+                    # `torch.float16`): in, or not, as the outside objects decide
+                    return Unknown(f"{item.path} among {len(elements)} outside objects", {f"runtime:{item.path}"})
                 else:
                     found = False
         except TypeError:

@@ -163,3 +163,29 @@ def main():
 def test_a_generator_that_yields_after_joined_paths_is_followed_without_a_crash(tmp_path) -> None:
     value = _call(tmp_path, GENERATOR, cls=Interpreter)
     assert value is not Dead
+
+
+DTYPES = """
+import torch
+
+def supported():
+    return [torch.bfloat16, torch.half]
+
+def main():
+    if torch.float16 not in supported():
+        raise ValueError("not supported")
+    return "loaded"
+"""
+
+
+def test_an_outside_object_not_among_other_outside_paths_is_not_known_to_be_absent(tmp_path) -> None:
+    # 0.5.10 model_loader/loader.py _get_quantization_config: `model_config.dtype not in
+    # supported_dtypes` with [torch.bfloat16, torch.half]; torch.half is torch.float16, so the
+    # ValueError is no certain startup crash
+    value = _call(tmp_path, DTYPES)
+    assert value == "loaded" or (isinstance(value, Unknown) and "loaded" in (options(value) or {"loaded"}))
+    assert value is not Dead
+
+
+def test_an_outside_object_among_its_own_path_is_found(tmp_path) -> None:
+    assert _call(tmp_path, DTYPES.replace("torch.half]", "torch.float16]")) == "loaded"
