@@ -36,6 +36,7 @@ from flagscan.evaluate.values import (
 from flagscan.hardware import GpuProfile
 from flagscan.ruledata import load
 
+_NOT_HF_CONFIG = ("field", "path", "nvidia-smi", "command", "device properties")  # views that are no transformers config
 _REGEX = {"re.match", "re.search", "re.fullmatch", "re.sub", "re.findall", "re.split", "re.compile", "re.escape"}
 _PURE_FUNCS = {
     "json.loads": json.loads, "json.dumps": json.dumps, "math.ceil": math.ceil, "math.floor": math.floor,
@@ -185,6 +186,8 @@ class World:
         return Unknown(f"hasattr({base.path}, {attr!r})")
 
     def meaning_value(self, meaning: str, path: str) -> Any:
+        if meaning.startswith("same:"):   # another name of the object the given path names
+            return External(meaning[5:])
         if meaning.startswith("const:"):
             text = meaning[6:]
             return {"false": False, "true": True, "none": None}.get(text, _number(text))
@@ -529,6 +532,9 @@ class World:
             return Builtin(attr, lambda i, s, a, k, m, l: result)
         if attr in view.data:
             return _wrap(view.data[attr], view, attr)
+        alias = self._config_alias(view, attr)
+        if alias is not None:
+            return alias
         if attr in ("to_dict", "get"):
             data = view.data
             return Builtin(attr, lambda i, s, a, k, m, l: dict(data) if attr == "to_dict" else data.get(*a))
@@ -547,11 +553,36 @@ class World:
     def config_has(self, view: ConfigView, attr: str) -> Any:
         if attr in view.data:
             return True
+        alias = self._config_alias(view, attr)
+        if alias is not None:
+            return True if not isinstance(alias, Unknown) else Unknown(alias.why, alias.needs)
         if attr in ("to_dict", "get", "get_text_config") and view.origin not in ("field", "path", "command"):
             return True
         if isinstance(view, PartialConfig):
             return Unknown(f"config.json key {attr}", {"model"})
         return False
+
+    def _config_alias(self, view: ConfigView, attr: str) -> Any:
+        """A transformers config attribute config.json holds under its other name
+        (rules/world.toml [model.attribute_aliases]); None when no alias applies."""
+        rule = load("world").get("model", {}).get("attribute_aliases", {}).get(attr)
+        if rule is None or rule["key"] not in view.data or view.origin in _NOT_HF_CONFIG:
+            return None
+        fact = self.dists.dist("transformers") if self.dists is not None else None
+        if fact is not None and not fact.present:
+            return None
+        if fact is None or fact.version is None:
+            return Unknown(f"config.{attr} (the transformers version decides whether it is {rule['key']})",
+                           {"package:transformers"})
+        from packaging.specifiers import SpecifierSet
+        from packaging.version import InvalidVersion, Version
+
+        try:
+            applies = Version(fact.version) in SpecifierSet(rule["transformers"])
+        except InvalidVersion:
+            return Unknown(f"config.{attr} (transformers {fact.version})", {"package:transformers"})
+        self.package_uses[fact.name] = fact.evidence
+        return _wrap(view.data[rule["key"]], view, rule["key"]) if applies else None
 
     def config_item(self, view: ConfigView, key: Any) -> Any:
         if isinstance(key, str) and key in view.data:

@@ -274,12 +274,14 @@ CPP_DTYPE_MAP = {torch.float: "fp32_t", torch.float16: "fp16_t", torch.bfloat16:
 
 def main():
     return (CPP_DTYPE_MAP[torch.bfloat16], torch.float16 == torch.float16, torch.float16 in CPP_DTYPE_MAP,
-            CPP_DTYPE_MAP[torch.float32])
+            CPP_DTYPE_MAP[torch.float32], CPP_DTYPE_MAP[torch.uint8])
 ''')
-    found, equal, member, alias = value
+    found, equal, member, alias, other = value
     assert (found, equal, member) == ("bf16_t", True, True)
-    # torch.float32 is torch.float: another dotted path, so one of the values (or a KeyError), not a guess
-    assert options(alias) == {"fp32_t", "fp16_t", "bf16_t"}
+    # torch.float is torch.float32 (rules/world.toml [values] same:)
+    assert alias == "fp32_t"
+    # a dotted path the rules do not relate to the keys: one of the values (or a KeyError), not a guess
+    assert options(other) == {"fp32_t", "fp16_t", "bf16_t"}
 
 
 def test_a_slice_among_several_indices(tmp_path):
