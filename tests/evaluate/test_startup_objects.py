@@ -189,3 +189,37 @@ def test_an_outside_object_not_among_other_outside_paths_is_not_known_to_be_abse
 
 def test_an_outside_object_among_its_own_path_is_found(tmp_path) -> None:
     assert _call(tmp_path, DTYPES.replace("torch.half]", "torch.float16]")) == "loaded"
+
+
+BACKEND = """
+class Backend:
+    def forward_decode(self, q, forward_batch, save_kv_cache=True, k_rope=None):
+        if save_kv_cache:
+            assert k_rope is not None, "k_rope should be not None"
+        return q
+
+def main():
+    return Backend()
+"""
+
+
+def test_a_serving_method_gets_its_default_parameters_from_the_caller_not_the_default(tmp_path) -> None:
+    # 0.5.14 TRTLLMMLABackend.forward_decode(..., save_kv_cache=True, k_rope=None) asserts k_rope
+    # is not None: the attention layer passes both, so calling with the defaults is no certain failure
+    from flagscan.evaluate.startup.serving import BatchAsserts, ServingRun
+    from flagscan.evaluate.startup.serving import _call as serving_call
+
+    class Serving(BatchAsserts, Interpreter):
+        pass
+
+    root = write_tree(tmp_path / "tree", {"sglang/srt/mod.py": BACKEND})
+    interp = Serving(ModuleStore(root, tmp_path / "cache"), World(profile_from_spec("h200"), {}))
+    state = State({}, {})
+    module = interp.import_module("sglang.srt.mod", state)
+    backend = interp.call(interp.deref(module.globals["main"], state), [], {}, state, module)
+    out = ServingRun()
+    interp.serving_active = True
+    rule = {"name": "attention backend", "batch": ["forward_batch"]}
+    serving_call(interp, state, backend, "forward_decode", rule, 1000, ("setting:",), frozenset(),
+                 frozenset({"forward_mode"}), out)
+    assert out.methods == 1 and out.rejections == [] and out.run_dependent == 1

@@ -141,8 +141,12 @@ def _call(interp, state: State, obj: Obj, method: str, rule: dict[str, Any], bud
     if not found or not isinstance(fn, FuncVal):
         return
     batch_params = set(rule.get("batch", []))
-    kwargs = {name: Unknown(f"the {name} of a {method} call", {BATCH + name})
-              for name, _default, kind in fn.ir["params"][1:] if name in batch_params and kind in ("pos", "kw")}
+    # every parameter is given by SGLang's caller, a default one too (the model's attention
+    # layer passes save_kv_cache, k_rope... to the backend's forward_decode): the batch ones
+    # are the batch, the others run values
+    kwargs = {name: Unknown(f"the {name} of a {method} call", {BATCH + name}) if name in batch_params
+              else Unknown(f"the {name} of a {method} call")
+              for name, _default, kind in fn.ir["params"][1:] if kind in ("pos", "kw")}
     s = state.fork()
     s.raised = []
     start = sum(1 for _ in s.events)
