@@ -1,8 +1,10 @@
 """The performance targets, each beside its limit (and its reference where there is one).
 
-    python bench/bench_perf.py [--cache-dir DIR] [RELEASE ...]    (default: 0.5.23)
+    python bench/bench_perf.py [--cache-dir DIR] [--cold-all] [RELEASE ...]    (default: 0.5.23)
 
-For each release (downloaded once into the cache given, default flagscan's own):
+For each release (downloaded once into the cache given, default flagscan's own), the
+warm figures; the cold one for the last release named (the newest, where the target
+is), or for every release with --cold-all:
 - warm `resolve --gpu h200` of the motivating unit, without and with its model config
   (best of 3; the first run fills the cache), limit 0.5 s;
 - warm `report --gpu h200 -- ARGV` (runtime gates under the command's resolved values),
@@ -83,7 +85,7 @@ def verdict(value: float, limit: float) -> str:
     return "ok" if value <= limit else "OVER"
 
 
-def bench(release: str, cache: str) -> None:
+def bench(release: str, cache: str, cold_too: bool) -> None:
     base = ["--cache-dir", cache, "--sglang", release]
     subprocess.run([sys.executable, "-m", "flagscan", "-q", *base, "sources", "fetch", release], cwd=ROOT,
                    capture_output=True)
@@ -93,6 +95,8 @@ def bench(release: str, cache: str) -> None:
         print(f"  {label:40}: {shown(figure)}  (limit 0.5 s: {verdict(figure[0], 0.5)})")
     figure = best([*base, "report", "--gpu", "h200", "--format", "json", "--", *ARGV])
     print(f"  {'report --gpu h200 -- ARGV, warm':40}: {shown(figure)}  (limit 1 s: {verdict(figure[0], 1.0)})")
+    if not cold_too:
+        return
     tree = tree_root(cache, release)
     with tempfile.TemporaryDirectory() as tmp:
         cold_cache = fresh_cache_with(tree, cache, release, Path(tmp) / "cache")
@@ -110,13 +114,14 @@ def main(argv: list[str]) -> int:
     parser = argparse.ArgumentParser()
     parser.add_argument("--cache-dir", default=os.environ.get("FLAGSCAN_CACHE_DIR")
                         or str(Path.home() / ".cache" / "flagscan"))
+    parser.add_argument("--cold-all", action="store_true", help="the cold analysis of every release named")
     parser.add_argument("releases", nargs="*", default=["0.5.23"])
     args = parser.parse_args(argv)
     print(f"bench_perf on {os.cpu_count()} cores; PYTHONDONTWRITEBYTECODE "
           f"{'set (each run compiles flagscan)' if os.environ.get('PYTHONDONTWRITEBYTECODE') else 'unset'}; "
           f"load average {os.getloadavg()[0]:.1f}")
-    for release in args.releases:
-        bench(release, args.cache_dir)
+    for i, release in enumerate(args.releases):
+        bench(release, args.cache_dir, args.cold_all or i == len(args.releases) - 1)
     return 0
 
 
