@@ -102,7 +102,7 @@ def main(argv: list[str]) -> int:
         for label in ("first run (fills the cache)", "warm"):
             seconds, rss, code, cpu = run_lint(files, args.sglang, args.cache_dir)
             print(f"  {label:30}: {seconds:7.2f} s ({cpu:6.2f} s CPU)  {len(files) / seconds:7.1f} files/s"
-                  f"  {rss:6.0f} MiB  exit {code}  (target: warm <= 60 s)")
+                  f"  {rss:6.0f} MiB  exit {code}  (target: warm <= 60 s)", flush=True)
     return 0
 
 
