@@ -15,6 +15,7 @@ from typing import Any
 from flagscan.evaluate.interp import Interpreter
 from flagscan.evaluate.state import State
 from flagscan.evaluate.values import ClassVal, FuncVal, ModuleVal, Unknown
+from flagscan.extract.reads_walk import nested_blocks
 from flagscan.strict import give_up
 
 
@@ -173,18 +174,9 @@ def _hashable(value: Any) -> bool:
 
 def _nested(stmt: list[Any], into_defs: bool) -> list[list[Any]]:
     """The statement bodies nested in one statement (a def's only when `into_defs`)."""
-    kind = stmt[0]
-    if kind == "def":
+    if stmt[0] == "def":
         return [stmt[2]["body"]] if into_defs else []
-    if kind == "if":
-        return [stmt[3], stmt[4]]
-    if kind == "for":
-        return [stmt[4], stmt[5]]
-    if kind in ("while", "with"):
-        return [stmt[3]]
-    if kind == "try":
-        return [stmt[2], *(h[2] for h in stmt[3]), stmt[4], stmt[5]]
-    return []
+    return nested_blocks(stmt)
 
 
 def _assignments(body: list[Any], name: str, out: list[tuple[int, Any]]) -> None:

@@ -448,14 +448,14 @@ def _nested_exit(stmts: list[Any]) -> int | None:
     for stmt in stmts:
         if stmt[0] in ("ret", "raise", "assert"):
             return stmt[1]
-        for block in _blocks(stmt, handlers=False):
+        for block in nested_blocks(stmt, handlers=False):
             line = _nested_exit(block)
             if line is not None:
                 return line
     return None
 
 
-def _blocks(stmt: list[Any], *, handlers: bool = True) -> list[list[Any]]:
+def nested_blocks(stmt: list[Any], *, handlers: bool = True) -> list[list[Any]]:
     """The statement lists nested in a compound statement (not in nested defs or classes)."""
     kind = stmt[0]
     if kind == "if":
@@ -561,7 +561,7 @@ def _assign_counts(body: list[Any], counts: dict[str, int], values: dict[str, An
                     counts[n] = counts.get(n, 0) + 2
         elif kind == "def":
             counts[stmt[2]["name"]] = counts.get(stmt[2]["name"], 0) + 2
-        for block in _blocks(stmt):
+        for block in nested_blocks(stmt):
             _assign_counts(block, counts, values)
 
 
