@@ -5,15 +5,15 @@ from __future__ import annotations
 import json
 import os
 from dataclasses import dataclass, field
-from typing import Any
-
-import yaml
-from yaml.nodes import MappingNode, ScalarNode, SequenceNode
+from typing import TYPE_CHECKING, Any
 
 from flagscan.diagnostics import FileLocation, Problem, ProblemKind
 from flagscan.facts.flags import Flag, Inventory
 from flagscan.inputs.model import InputError
 from flagscan.inputs.text import read_source
+
+if TYPE_CHECKING:
+    from yaml.nodes import MappingNode
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +62,8 @@ def _location(path: str, node: Any) -> FileLocation:
 
 def _config_tokens(path: str, root: MappingNode, data: dict[Any, Any], inventory: Inventory,
                    merge: Merge) -> list[Tok]:
+    from yaml.nodes import ScalarNode, SequenceNode  # PyYAML only once a config file is read
+
     store_true, unsupported, newer_only = _kinds(inventory)
     out: list[Tok] = []
     for key_node, value_node in root.value:
@@ -132,6 +134,8 @@ def merge_config(tokens: list[Tok], inventory: Inventory, base_dir: str) -> Merg
         merge.complete = False
         merge.problems.append(_problem(ProblemKind.CONFIG_NOT_FOUND, path_tok, file=path))
         return merge
+    import yaml  # PyYAML only once a config file is named
+
     try:
         source = read_source(full)
         nodes = yaml.compose(source.text, Loader=yaml.SafeLoader)
@@ -143,7 +147,7 @@ def merge_config(tokens: list[Tok], inventory: Inventory, base_dir: str) -> Merg
         return merge
     if data is None:
         return merge
-    if not isinstance(data, dict) or not isinstance(nodes, MappingNode):
+    if not isinstance(data, dict) or not isinstance(nodes, yaml.MappingNode):
         merge.problems.append(_problem(ProblemKind.CONFIG_NOT_MAPPING, path_tok, file=path))
         return merge
     merge.tokens = _config_tokens(source.path, nodes, data, inventory, merge) + rest

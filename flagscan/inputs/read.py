@@ -5,15 +5,16 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING
 
-from yaml.nodes import Node
-
-from flagscan.inputs import compose, k8s, yamlsrc
 from flagscan.inputs.launcher import is_assignment
 from flagscan.inputs.model import KINDS, NO_LAUNCH, InputError, LaunchCommand, Source, Word
 from flagscan.inputs.shell import ShellReader, read_shell
 from flagscan.inputs.systemd import read_unit
 from flagscan.inputs.text import read_source
+
+if TYPE_CHECKING:
+    from yaml.nodes import Node
 
 _UNIT_SUFFIXES = (".service",)
 _YAML_SUFFIXES = (".yaml", ".yml")
@@ -41,6 +42,8 @@ def detect_kind(source: Source) -> str:
 
 
 def _read_yaml(source: Source, kind: str | None) -> list[LaunchCommand]:
+    from flagscan.inputs import compose, k8s, yamlsrc  # PyYAML only for a YAML input
+
     documents: list[Node] = yamlsrc.compose_documents(source)
     if kind == "compose" or (kind is None and any(compose.is_compose(d) for d in documents)):
         return compose.read_compose(source, documents)
