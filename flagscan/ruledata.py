@@ -6,12 +6,15 @@ import re
 import sys
 from functools import cache
 from importlib import resources
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 if sys.version_info >= (3, 11):
     import tomllib
 else:  # pragma: no cover - exercised on 3.10 only
     import tomli as tomllib
+
+if TYPE_CHECKING:
+    from importlib.resources.abc import Traversable
 
 RECORD_KEYS = ("module", "class")
 
@@ -20,7 +23,7 @@ class RuleDataError(Exception):
     """A rule data file is missing or malformed (a packaging defect, not user input)."""
 
 
-def rules_dir():
+def rules_dir() -> Traversable:
     """The rule data directory: the installed flagscan.rules package, or the
     repository's rules/ when flagscan runs from a source checkout."""
     try:

@@ -7,6 +7,7 @@ pay for it.
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from flagscan.extract.cache import FactCache
 from flagscan.facts.flags import Inventory
@@ -20,7 +21,7 @@ def load_inventory(root: Path, cache_dir: Path | None = None) -> tuple[Inventory
     """The flag inventory of the tree under `root` (which contains `sglang/`), and
     whether it came from the fact cache."""
 
-    def build():
+    def build() -> tuple[dict[str, Any], list[str]]:
         from flagscan.extract.flags import extract_inventory
         from flagscan.extract.modules import SourceIndex
 

@@ -16,6 +16,7 @@ from flagscan.extract.consteval import (
     Scope,
     class_statements,
 )
+from flagscan.extract.modules import ModuleInfo
 
 # argparse's registry: name -> (nargs, const, default, semantics). A value of
 # Ellipsis means "taken from add_argument". This is Python's argparse, not SGLang.
@@ -141,7 +142,7 @@ def custom(ev: Evaluator, ref: ClassRef, kwargs: dict[str, Any], markers: list[s
     )
 
 
-def local_items(bound: dict[str, Any]):
+def local_items(bound: dict[str, Any]) -> list[tuple[str, Any]]:
     return [(k, v) for k, v in bound.items() if k != "kwargs"]
 
 
@@ -197,7 +198,7 @@ def _self_assignments(init: cst.FunctionDef | None) -> dict[str, str]:
     return out
 
 
-def _call_semantics(info, call: cst.FunctionDef | None) -> tuple[str | None, str | None]:
+def _call_semantics(info: ModuleInfo, call: cst.FunctionDef | None) -> tuple[str | None, str | None]:
     """(semantics, what is stored): `True`/`False`, or the `self` attribute holding it."""
     if call is None:
         return None, None
@@ -223,7 +224,7 @@ def _marked(name: str, markers: list[str]) -> bool:
     return any(m.lower() in name.lower() for m in markers)
 
 
-def _mentions(info, node: cst.CSTNode | None, markers: list[str]) -> bool:
+def _mentions(info: ModuleInfo, node: cst.CSTNode | None, markers: list[str]) -> bool:
     if node is None:
         return False
     text = info.code(node).lower()

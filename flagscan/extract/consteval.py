@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import operator
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
 import libcst as cst
 
 from flagscan.extract.modules import ModuleInfo, SourceIndex
+
+_Comprehension = cst.ListComp | cst.GeneratorExp | cst.SetComp
 
 
 class NotStatic(Exception):
@@ -237,6 +239,7 @@ class Evaluator:
             if isinstance(part, cst.FormattedStringText):
                 out.append(part.value)
             else:
+                part = cst.ensure_type(part, cst.FormattedStringExpression)   # libcst's other f-string part
                 value = self._plain(self.eval(part.expression, scope), part, scope)
                 conv = part.conversion
                 out.append(repr(value) if conv == "r" else str(value))
@@ -351,7 +354,7 @@ class Evaluator:
     def _eval_Set(self, node: cst.Set, scope: Scope) -> Any:
         return set(self._elements(node.elements, scope))
 
-    def _elements(self, elements, scope: Scope) -> list[Any]:
+    def _elements(self, elements: Sequence[cst.BaseElement], scope: Scope) -> list[Any]:
         out: list[Any] = []
         for el in elements:
             if isinstance(el, cst.StarredElement):
@@ -366,6 +369,7 @@ class Evaluator:
             if isinstance(el, cst.StarredDictElement):
                 out.update(self._plain(self.eval(el.value, scope), el, scope))
                 continue
+            el = cst.ensure_type(el, cst.DictElement)   # libcst's other dict element
             key = self._plain(self.eval(el.key, scope), el.key, scope)
             try:
                 out[key] = self.eval(el.value, scope)
@@ -424,12 +428,12 @@ class Evaluator:
         except Exception as exc:
             raise NotStatic(scope.module.code(node)) from exc
 
-    def _comprehension(self, node, scope: Scope) -> list[Any]:
+    def _comprehension(self, node: _Comprehension, scope: Scope) -> list[Any]:
         results: list[Any] = []
         self._comp_level(node.for_in, node, scope, results)
         return results
 
-    def _comp_level(self, for_in: cst.CompFor, node, scope: Scope, results: list[Any]) -> None:
+    def _comp_level(self, for_in: cst.CompFor, node: _Comprehension, scope: Scope, results: list[Any]) -> None:
         if not isinstance(for_in.target, cst.Name):
             raise NotStatic(scope.module.code(node))
         items = self._iterate(self.eval(for_in.iter, scope), for_in.iter, scope)
@@ -491,7 +495,7 @@ class Evaluator:
         if ref.owner and params and params[0] in ("self", "cls"):
             params = params[1:]
         local = dict(zip(params, args))
-        for p in node.params.params + node.params.kwonly_params:
+        for p in (*node.params.params, *node.params.kwonly_params):
             name = p.name.value
             if name in kwargs:
                 local[name] = kwargs[name]
@@ -550,7 +554,7 @@ class Evaluator:
 
             module = absolute_module(_dotted(small.module), scope.module.package, len(small.relative))
             for alias in small.names:
-                local = alias.asname.name.value if alias.asname else _dotted(alias.name)
+                local = _dotted(alias.asname.name) if alias.asname else _dotted(alias.name)
                 scope.locals[local] = self.lookup(module, _dotted(alias.name))
             return
         raise NotStatic(scope.module.code(small))

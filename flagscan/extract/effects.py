@@ -14,11 +14,14 @@ import fnmatch
 from collections.abc import Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.facts.effects import Effect, canon, conjuncts, message_text, negate
 from flagscan.facts.ir import is_kind
 from flagscan.ruledata import load
+
+if TYPE_CHECKING:
+    from flagscan.extract.irstore import ModuleStore
 
 
 @dataclass
@@ -135,7 +138,7 @@ class _Walk:
         writers = self.rules["writers"]
         if name in writers:
             index = writers[name]
-            record = node[2][index] if len(node[2]) > index else None
+            record: Any = node[2][index] if len(node[2]) > index else None
             if is_kind(record, "n") and record[1] in self.record:
                 for key, value in node[3]:
                     if key != "**" and not key.startswith("_"):
@@ -153,7 +156,7 @@ class _Walk:
         name = canon(kind, frozenset())
         if name.rsplit(".", 1)[-1] in self.rules["rejections"]["ignore_exceptions"]:
             return
-        first = exc[2][0] if is_kind(exc, "call") and exc[2] else None
+        first: Any = exc[2][0] if is_kind(exc, "call") and exc[2] else None
         if is_kind(first, "n") and first[1] in self.strings:
             first = self.strings[first[1]]
         message = message_text(first, self.receivers) if first is not None else name
@@ -177,7 +180,8 @@ def _functions(body: list[Any]) -> Iterator[dict[str, Any]]:
 def _class(module: dict[str, Any], name: str) -> dict[str, Any] | None:
     for stmt in module["body"]:
         if is_kind(stmt, "class") and stmt[2]["name"] == name:
-            return stmt[2]
+            cls: dict[str, Any] = stmt[2]
+            return cls
     return None
 
 
@@ -191,10 +195,12 @@ def _receiver(fn: dict[str, Any]) -> frozenset[str]:
     return frozenset(params[:1])
 
 
-def _record_effects(store, rules: dict[str, Any]) -> list[Effect]:
+def _record_effects(store: ModuleStore, rules: dict[str, Any]) -> list[Effect]:
     spec = rules["record"]
     module = store.get(spec["module"])
-    cls = _class(module, spec["class"]) if module else None
+    if not module:
+        return []
+    cls = _class(module, spec["class"])
     if cls is None:
         return []
     methods = {fn["name"]: fn for fn in _functions(cls["body"])}
@@ -214,7 +220,7 @@ def _record_effects(store, rules: dict[str, Any]) -> list[Effect]:
     return out
 
 
-def _hook_effects(store, root: Path, rules: dict[str, Any]) -> list[Effect]:
+def _hook_effects(store: ModuleStore, root: Path, rules: dict[str, Any]) -> list[Effect]:
     out: list[Effect] = []
     package = root / "sglang"
     if not package.is_dir():

@@ -86,7 +86,7 @@ def _install_field_hooks(run: _Run) -> None:
             return None if value is MISSING else value
         return original(ref, attr)
 
-    ev.class_attr = class_attr  # type: ignore[method-assign]
+    ev.class_attr = class_attr  # type: ignore[method-assign]  # this run's record answers before the evaluator's own lookup
 
     def default_lookup(ev_: Evaluator, ref: FuncRef, args: list[Any], kwargs: dict[str, Any]) -> Any:
         if args and isinstance(args[0], str) and args[0] in run.fields:
@@ -231,12 +231,13 @@ def build_flag(ev: Evaluator, rules: dict[str, Any], options: list[str],
         facts = actions.custom(ev, action_value, kwargs, dep["action_markers"])
     elif isinstance(action_value, str):
         facts = actions.standard(action_value, kwargs)
-    elif actions.argparse_class(texts.get("action", "")):
-        facts = actions.standard(actions.argparse_class(texts["action"]), kwargs)
+    elif argparse_name := actions.argparse_class(texts.get("action", "")):
+        facts = actions.standard(argparse_name, kwargs)
     else:
         facts = actions.ActionFacts(texts.get("action", "?"), kwargs.get("nargs"), kwargs.get("const"),
                                     kwargs.get("default"), "store", False, {})
-    help_text = kwargs.get("help") if isinstance(kwargs.get("help"), str) else ""
+    help_value = kwargs.get("help")
+    help_text = help_value if isinstance(help_value, str) else ""
     deprecated = facts.deprecated or any(re.search(p, help_text) for p in dep["help_markers"])
     replacement = None
     for key in dep["replacement_keywords"]:
@@ -248,7 +249,8 @@ def build_flag(ev: Evaluator, rules: dict[str, Any], options: list[str],
     if facts.name == "BooleanOptionalAction":
         # argparse adds the negative spelling of every long option itself.
         options = options + ["--no-" + o[2:] for o in options if o.startswith("--")]
-    dest = kwargs.get("dest") if isinstance(kwargs.get("dest"), str) else _auto_dest(options)
+    dest_value = kwargs.get("dest")
+    dest = dest_value if isinstance(dest_value, str) else _auto_dest(options)
     choices = kwargs.get("choices")
     type_value = kwargs.get("type")
     return Flag(
@@ -281,7 +283,8 @@ def _type_name(value: Any, text: str | None) -> str | None:
     if value is None:
         return None
     if value in (int, float, str, bool):
-        return value.__name__
+        name: str = value.__name__
+        return name
     if isinstance(value, (FuncRef, ClassRef)):
         return value.name
     if isinstance(value, Opaque) and re.fullmatch(r"[\w.]+", value.text):
@@ -331,7 +334,9 @@ def generator_digest(run_ev: Evaluator, func: Any) -> tuple[str, str] | None:
     if not isinstance(func, FuncRef):
         return None
     info = run_ev.index.module(func.module)
-    node = info.functions.get(func.name) if info is not None else None
+    if info is None:
+        return None
+    node = info.functions.get(func.name)
     if node is None:
         return None
     tree = ast.parse(info.code(node).strip())

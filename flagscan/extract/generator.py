@@ -15,6 +15,7 @@ from flagscan.extract.consteval import (
     Scope,
 )
 from flagscan.extract.fields import MISSING, FieldDecl, class_fields, field_default, module_tail
+from flagscan.extract.modules import ModuleInfo
 from flagscan.facts.flags import Flag, Location
 from flagscan.strict import give_up
 
@@ -49,6 +50,9 @@ def _metadata(ev: Evaluator, rules: dict[str, Any], decl: FieldDecl) -> tuple[cs
     return None
 
 
+# _unwrap's (kind, payload): literal values, a list's element type name, or a scalar's type name
+_Unwrapped = tuple[str, list[Any] | str | None]
+
 _ARG_DEFAULTS_CACHE: dict[tuple[str, str], dict[str, Any]] = {}
 
 
@@ -79,7 +83,7 @@ def _arg_defaults(ev: Evaluator, decl: FieldDecl, call: cst.Call | None, gen: di
     return _ARG_DEFAULTS_CACHE[key]
 
 
-def _unwrap(ev: Evaluator, rules: dict[str, Any], node: cst.BaseExpression, scope: Scope):
+def _unwrap(ev: Evaluator, rules: dict[str, Any], node: cst.BaseExpression, scope: Scope) -> _Unwrapped:
     """(kind, payload): ("literal", values) | ("list", elem type name) | ("bool", None) | ("scalar", name)."""
     gen = rules["generator"]
     # Optional[X], Union[X, None], X | None
@@ -107,8 +111,11 @@ def _unwrap(ev: Evaluator, rules: dict[str, Any], node: cst.BaseExpression, scop
             return _unwrap(ev, rules, parts[0], scope)
         return ("scalar", None)
     if isinstance(node, cst.SimpleString):  # a string annotation: "Optional[int]"
+        text = node.evaluated_value
         try:
-            return _unwrap(ev, rules, cst.parse_expression(node.evaluated_value), scope)
+            # libcst's parser decodes bytes as UTF-8 itself; parse_expression is typed for text only
+            source = text if isinstance(text, str) else text.decode("utf-8")
+            return _unwrap(ev, rules, cst.parse_expression(source), scope)
         except cst.ParserSyntaxError:
             return ("scalar", None)
     if module_tail(node) == "bool":
@@ -123,7 +130,8 @@ def _is_none(node: cst.BaseExpression) -> bool:
 
 
 def _scalar_name(rules: dict[str, Any], node: cst.BaseExpression) -> str | None:
-    return rules["generator"]["scalar_types"].get(module_tail(node))
+    name: str | None = rules["generator"]["scalar_types"].get(module_tail(node))
+    return name
 
 
 def generate_field_flag(ev: Evaluator, rules: dict[str, Any], decl: FieldDecl, default: Any,
@@ -210,7 +218,7 @@ def _cli_name(ev: Evaluator, gen: dict[str, Any], decl: FieldDecl, generator: An
     return None
 
 
-def _generator_module(ev: Evaluator, gen: dict[str, Any], decl: FieldDecl):
+def _generator_module(ev: Evaluator, gen: dict[str, Any], decl: FieldDecl) -> ModuleInfo:
     """Where the generator function is not known: the module defining the metadata class (arg_utils)."""
     try:
         ref = ev.eval(cst.Name(gen["metadata_class"]), Scope(decl.module))

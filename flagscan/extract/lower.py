@@ -15,6 +15,8 @@ the interpreter does not look at (see flagscan/facts/ir.py): the own line of
 from __future__ import annotations
 
 import ast
+import sys
+from collections.abc import Sequence
 from typing import Any
 
 from flagscan.extract.names import absolute_module
@@ -42,11 +44,13 @@ def _text(node: ast.AST) -> str:
         return "<expr>"
 
 
-def _source_text(lines: list[str], node: ast.AST) -> str:
+def _source_text(lines: list[str], node: ast.expr) -> str:
     """The node's source text as written, on one line (whitespace runs collapsed)."""
     try:
-        l0, l1 = node.lineno - 1, node.end_lineno - 1  # type: ignore[attr-defined]
-        c0, c1 = node.col_offset, node.end_col_offset  # type: ignore[attr-defined]
+        if node.end_lineno is None:  # not for a parsed node: Python gives every one its end
+            raise ValueError("no end position")
+        l0, l1 = node.lineno - 1, node.end_lineno - 1
+        c0, c1 = node.col_offset, node.end_col_offset
         if l0 == l1:
             seg = lines[l0].encode()[c0:c1].decode("utf-8", "replace")
         else:
@@ -67,10 +71,10 @@ class Lowerer:
         self.package = name if is_package else name.rpartition(".")[0]
         self.lines = source.splitlines(keepends=True)
 
-    def _mentions_yield(self, node: ast.AST) -> bool:
+    def _mentions_yield(self, node: ast.stmt) -> bool:
         """Whether the word `yield` is in the node's source lines: a cheap test that lets
         `_is_generator`'s walk run only where a yield can be (most functions have none)."""
-        first, last = node.lineno - 1, node.end_lineno or node.lineno  # type: ignore[attr-defined]
+        first, last = node.lineno - 1, node.end_lineno or node.lineno
         return not self.lines or any("yield" in line for line in self.lines[first:last])
 
     def module(self, tree: ast.Module) -> dict[str, Any]:
@@ -97,7 +101,7 @@ class Lowerer:
                      self.block(node.orelse)]]
         if isinstance(node, ast.While):
             return [["while", line, self.expr(node.test), self.block(node.body)]]
-        if isinstance(node, (ast.Try, getattr(ast, "TryStar", ast.Try))):
+        if isinstance(node, ast.Try) or (sys.version_info >= (3, 11) and isinstance(node, ast.TryStar)):
             handlers = [[self.expr(h.type) if h.type is not None else None, h.name, self.block(h.body)]
                         for h in node.handlers]
             return [["try", line, self.block(node.body), handlers, self.block(node.orelse), self.block(node.finalbody)]]
@@ -173,8 +177,8 @@ class Lowerer:
             params.append([args.kwarg.arg, None, "**"])
         return params
 
-    def function(self, node, owner: str | None = None) -> dict[str, Any]:
-        out = {
+    def function(self, node: ast.FunctionDef | ast.AsyncFunctionDef, owner: str | None = None) -> dict[str, Any]:
+        out: dict[str, Any] = {
             "name": node.name,
             "line": node.lineno,
             "params": self._params(node.args),
@@ -267,7 +271,7 @@ class Lowerer:
             return ["tuple", [self._index(e) for e in node.elts]]
         return self.expr(node)
 
-    def _elements(self, elts) -> list[Any]:
+    def _elements(self, elts: Sequence[ast.expr]) -> list[Any]:
         return [["*", self.expr(e.value)] if isinstance(e, ast.Starred) else self.expr(e) for e in elts]
 
     def _List(self, node: ast.List) -> Any:
@@ -292,7 +296,7 @@ class Lowerer:
                 parts.append(["fv", self.expr(value.value), conv])
         return ["fstr", parts]
 
-    def _generators(self, gens) -> list[Any]:
+    def _generators(self, gens: Sequence[ast.comprehension]) -> list[Any]:
         return [[self.target(g.target), self.expr(g.iter), [self.expr(i) for i in g.ifs]] for g in gens]
 
     def _ListComp(self, node: ast.ListComp) -> Any:

@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 
 import libcst as cst
-from libcst.metadata import MetadataWrapper, PositionProvider
+from libcst.metadata import CodeRange, MetadataWrapper, PositionProvider
 
 from flagscan.extract.irstore import module_file
 from flagscan.extract.names import absolute_module
@@ -28,7 +29,7 @@ class ModuleInfo:
     name: str
     relpath: str
     tree: cst.Module
-    positions: dict
+    positions: Mapping[cst.CSTNode, CodeRange]
     assigns: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
     augments: dict[str, list[cst.CSTNode]] = field(default_factory=dict)
     # Module-level `if` tests enclosing a binding (node -> tests, outermost first).
@@ -121,13 +122,13 @@ def _index_small(info: ModuleInfo, small: cst.BaseSmallStatement) -> None:
         level = len(small.relative)
         module = absolute_module(_dotted(small.module), info.package, level)
         for alias in small.names:
-            local = alias.asname.name.value if alias.asname else _dotted(alias.name)
+            local = _dotted(alias.asname.name) if alias.asname else _dotted(alias.name)
             info.imports[local] = (module, _dotted(alias.name))
     elif isinstance(small, cst.Import):
         for alias in small.names:
             full = _dotted(alias.name)
             if alias.asname:
-                info.imports[alias.asname.name.value] = (full, None)
+                info.imports[_dotted(alias.asname.name)] = (full, None)
             else:
                 head = full.split(".")[0]
                 info.imports[head] = (head, None)

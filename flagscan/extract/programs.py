@@ -4,6 +4,7 @@ add_cli_args of the release (the diffusion server's) extracted from source the s
 from __future__ import annotations
 
 from pathlib import Path
+from typing import Any
 
 from flagscan.extract import ExtractionError
 from flagscan.extract.cache import FactCache
@@ -26,11 +27,12 @@ def parser_inventory(root: Path, cache_dir: Path | None, name: str, default: Inv
         raise ExtractionError(f"rules/programs.toml has no parser {name!r}")
     if spec.get("inventory") == "cli":
         return default
-    module = next((m for m in spec.get("modules", []) if module_path(root, m) is not None), None)
-    if module is None:
+    found = next(((m, path) for m in spec.get("modules", []) if (path := module_path(root, m)) is not None), None)
+    if found is None:
         raise ExtractionError(f"this release has no {spec.get('modules', ['?'])[0]} (the {name} parser)")
+    module, anchor = found
 
-    def build():
+    def build() -> tuple[dict[str, Any], list[str]]:
         from flagscan.extract.flags import extract_inventory
         from flagscan.extract.modules import SourceIndex
 
@@ -39,7 +41,7 @@ def parser_inventory(root: Path, cache_dir: Path | None, name: str, default: Inv
         index = SourceIndex(Path(root))
         return extract_inventory(index, rules).to_json(), list(index.parsed_files())
 
-    payload, _ = FactCache(cache_dir).get_or_build(f"inventory-{name}", Path(root), module_path(root, module), build)
+    payload, _ = FactCache(cache_dir).get_or_build(f"inventory-{name}", Path(root), anchor, build)
     return Inventory.from_json(payload)
 
 

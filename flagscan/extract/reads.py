@@ -20,13 +20,20 @@ from collections.abc import Callable, Iterable
 from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.extract.cache import code_version, write_json
 from flagscan.facts.reads import FileFacts
 
+if TYPE_CHECKING:
+    from flagscan.extract.reads_walk import Idioms
+
 WORKERS = 2
 _IDENT = re.compile(rb"[A-Za-z_][A-Za-z0-9_]*")
+
+_Task = tuple[str, str, str, str, str | None]   # root, relpath, digest, role, cache_dir
+_Outcome = tuple[str, dict[str, Any] | None, str | None]   # relpath, facts json, parse error
+_Progress = Callable[[Iterable[Any], int], Any]
 
 
 @dataclass(slots=True)
@@ -72,7 +79,7 @@ def _facts_record(cache_dir: Path | None, digest: str, role: str) -> Path | None
     return Path(cache_dir) / "facts" / "reads" / code_version() / digest[:2] / f"{digest}-{role}.json"
 
 
-def _extract_one(task: tuple[str, str, str, str, str | None]) -> tuple[str, dict[str, Any] | None, str | None]:
+def _extract_one(task: _Task) -> _Outcome:
     """Worker: (root, relpath, digest, role, cache_dir) -> (relpath, facts json, parse error)."""
     from flagscan.extract.irstore import ir_record, write_ir
     from flagscan.extract.lower import LowerError, lower_source
@@ -84,11 +91,10 @@ def _extract_one(task: tuple[str, str, str, str, str | None]) -> tuple[str, dict
         source = (Path(root) / relpath).read_bytes().decode("utf-8")
         ir = lower_source(source, _module_name(relpath), relpath, relpath.endswith("__init__.py"))
     except (LowerError, UnicodeDecodeError, OSError) as exc:
-        if isinstance(exc, LowerError) and exc.__cause__ is not None:
-            exc = exc.__cause__
-        reason = f"{type(exc).__name__}: {getattr(exc, 'msg', None) or exc}"
-        if isinstance(exc, SyntaxError) and exc.lineno:
-            reason += f" (line {exc.lineno})"
+        cause: BaseException = exc.__cause__ if isinstance(exc, LowerError) and exc.__cause__ is not None else exc
+        reason = f"{type(cause).__name__}: {getattr(cause, 'msg', None) or cause}"
+        if isinstance(cause, SyntaxError) and cause.lineno:
+            reason += f" (line {cause.lineno})"
         return relpath, None, reason
     record = ir_record(cache_dir, digest)
     if record is not None:
@@ -100,10 +106,10 @@ def _extract_one(task: tuple[str, str, str, str, str | None]) -> tuple[str, dict
     return relpath, facts, None
 
 
-_IDIOMS = None
+_IDIOMS: Idioms | None = None
 
 
-def _idioms(cls):
+def _idioms(cls: type[Idioms]) -> Idioms:
     global _IDIOMS
     if _IDIOMS is None:
         _IDIOMS = cls.from_rules()
@@ -112,7 +118,7 @@ def _idioms(cls):
 
 def tree_listing(root: Path) -> list[tuple[str, os.stat_result]]:
     base = root / "sglang"
-    out = []
+    out: list[tuple[str, os.stat_result]] = []
     for dirpath, dirnames, filenames in os.walk(base):
         dirnames.sort()
         for name in sorted(filenames):
@@ -126,7 +132,7 @@ def tree_listing(root: Path) -> list[tuple[str, os.stat_result]]:
 
 
 def load_reads(root: Path, cache_dir: Path | None = None, *, workers: int = WORKERS,
-               progress: Callable[[Iterable[Any], int], Any] | None = None,
+               progress: _Progress | None = None,
                names_of_interest: Callable[[dict[str, FileFacts]], set[str]] | None = None) -> TreeReads:
     """The read facts of the tree under `root` (which contains `sglang/`)."""
     from flagscan.extract.reads_walk import Idioms
@@ -143,7 +149,7 @@ def load_reads(root: Path, cache_dir: Path | None = None, *, workers: int = WORK
     if isinstance(cached, dict) and cached.get("key") == key:
         return TreeReads.from_json(cached)
 
-    tasks: list[tuple[str, str, str, str, str | None]] = []
+    tasks: list[_Task] = []
     files: dict[str, FileFacts] = {}
     roles: dict[str, str] = {}
     skipped: dict[str, str] = {}
@@ -173,7 +179,7 @@ def load_reads(root: Path, cache_dir: Path | None = None, *, workers: int = WORK
     # for their call sites (a re-export or a caller that passes no server args).
     callers = sorted({rel for rels in names.values() for rel in rels if rel not in files and rel not in skipped})
     if callers:
-        more = []
+        more: list[_Task] = []
         for rel in callers:
             digest = hashlib.sha256(contents[rel]).hexdigest()
             roles[rel] = idioms.role(rel) or "runtime"
@@ -189,31 +195,34 @@ def load_reads(root: Path, cache_dir: Path | None = None, *, workers: int = WORK
     return result
 
 
-def _run(tasks, files: dict[str, FileFacts], skipped: dict[str, str], workers: int, progress) -> list[str]:
+def _run(tasks: list[_Task], files: dict[str, FileFacts], skipped: dict[str, str], workers: int,
+         progress: _Progress | None) -> list[str]:
     if not tasks:
         return []
     parsed: list[str] = []
     if workers > 1 and len(tasks) > 8:
         pool = ProcessPoolExecutor(max_workers=workers)
         try:
-            results = pool.map(_extract_one, tasks, chunksize=4)
+            results: Iterable[_Outcome] = pool.map(_extract_one, tasks, chunksize=4)
             results = progress(results, len(tasks)) if progress is not None else results
             for rel, facts, error in results:
                 _take(rel, facts, error, files, skipped, parsed)
         finally:
             pool.shutdown()
     else:
-        results = map(_extract_one, tasks)
-        results = progress(results, len(tasks)) if progress is not None else results
-        for rel, facts, error in results:
+        serial: Iterable[_Outcome] = map(_extract_one, tasks)
+        serial = progress(serial, len(tasks)) if progress is not None else serial
+        for rel, facts, error in serial:
             _take(rel, facts, error, files, skipped, parsed)
     return parsed
 
 
-def _take(rel, facts, error, files, skipped, parsed) -> None:
+def _take(rel: str, facts: dict[str, Any] | None, error: str | None, files: dict[str, FileFacts],
+          skipped: dict[str, str], parsed: list[str]) -> None:
     if error is not None:
         skipped[rel] = error
         return
+    assert facts is not None, "a worker returns facts or a parse error"
     parsed.append(rel)
     files[rel] = FileFacts.from_json(facts)
 

@@ -382,7 +382,11 @@ class ModuleWalker:
                 self.expr(it, guards, ctx, line)
                 for cond in ifs:
                     self.expr(cond, guards, ctx, line)
-            self.expr(node[2], guards, ctx, line) if node[1] != "dict" else [self.expr(x, guards, ctx, line) for x in node[2]]
+            if node[1] != "dict":
+                self.expr(node[2], guards, ctx, line)
+            else:
+                for x in node[2]:   # a dict comprehension's element is its key and its value
+                    self.expr(x, guards, ctx, line)
             return
         if kind == "lambda":
             for p in node[1]:
@@ -447,7 +451,8 @@ def _nested_exit(stmts: list[Any]) -> int | None:
     functions or classes, nor in except handlers: exceptions are not conditions here)."""
     for stmt in stmts:
         if stmt[0] in ("ret", "raise", "assert"):
-            return stmt[1]
+            exit_line: int = stmt[1]
+            return exit_line
         for block in nested_blocks(stmt, handlers=False):
             line = _nested_exit(block)
             if line is not None:
