@@ -16,7 +16,16 @@ from flagscan.evaluate.giveup import Stop, bound, give_up
 # import from here (truth, Dead, Budget, _object_method...) stay importable from here.
 from flagscan.evaluate.interp_base import _BIN, _CMP, PLAIN, Budget, Dead, falsy_unknown, truth  # noqa: F401
 from flagscan.evaluate.interp_call import CallsMixin, _is_exception, _memo_key  # noqa: F401
-from flagscan.evaluate.interp_expr import ExpressionsMixin, _has_key, _logger_method, _object_method, _objects  # noqa: F401
+from flagscan.evaluate.interp_expr import (  # noqa: F401
+    ExpressionsMixin,
+    _has_key,
+    _hashable_key,
+    _item_path,
+    _logger_method,
+    _object_method,
+    _objects,
+    _outside,
+)
 from flagscan.evaluate.interp_gen import GeneratorsMixin
 from flagscan.evaluate.interp_ops import OperatorsMixin, _combine_options, _maybe  # noqa: F401
 from flagscan.evaluate.interp_stmt import StatementsMixin
@@ -34,6 +43,7 @@ from flagscan.evaluate.values import (
     Maybe,
     ModuleVal,
     Obj,
+    Outside,
     Unknown,
     unknown_of,
 )
@@ -295,7 +305,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                                                                  {f"runtime:{obj.path}.{attr}"})
         elif isinstance(obj, ConfigView):
             obj.data = {k: v for k, v in obj.data.items() if k != attr}
-        elif not (isinstance(obj, Unknown) and obj.needs):
+        elif not (isinstance(obj, Outside) or (isinstance(obj, Unknown) and obj.needs)):
             self.give_up(f"del of .{attr} on {getattr(obj, 'why', type(obj).__name__)}", module, line,
                          "what it may alias")
 
@@ -331,7 +341,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
             else:
                 self.give_up(f"del of an item of a {container.cls.name} without __delitem__", module, line,
                              "the object")
-        elif not (isinstance(container, Unknown) and container.needs):
+        elif not (isinstance(container, Outside) or (isinstance(container, Unknown) and container.needs)):
             self.give_up(f"del of an item of {getattr(container, 'why', type(container).__name__)}", module, line,
                          "what it may alias")
 
@@ -345,7 +355,12 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
             if isinstance(key, Unknown) and key.options is not None and len(key.options) == 1:
                 key = key.options[0]
             if isinstance(key, Unknown):
+                before = container.get(OPEN)
                 open_dict(container, value, key.needs)
+                if _outside(value) and (before is None or isinstance(before, Outside)):
+                    # every entry written under a key not known is outside code's object (a ctypes
+                    # library cached under its path): a read of one is too (interp_expr.subscript)
+                    container[OPEN] = Outside(container[OPEN].why, container[OPEN].needs)
                 return
             try:
                 container[key] = value
@@ -369,11 +384,48 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
             else:
                 self.give_up(f"item assignment on a {container.cls.name} without __setitem__", module, line,
                              "the object")
-        elif isinstance(container, Unknown) and container.needs:
-            pass  # an object that stands for a fact not given (a model config): not a record
+        elif isinstance(container, External):
+            # an outside object's entry (models/transformers.py `ALL_ATTENTION_FUNCTIONS["sglang"] = f`):
+            # kept, so that the analysed code reading it back gets what it wrote
+            if _hashable_key(key):
+                self.external_writes[_item_path(container, key)] = value
+            else:
+                self.external_writes[f"{container.path}[?]"] = value
+        elif isinstance(container, Outside) or (isinstance(container, Unknown) and container.needs):
+            pass  # outside code's object, or one that stands for a fact not given: not the model's
+        elif isinstance(container, Unknown) and _candidates(container):
+            # one of a few containers (joined paths): each may be the one written, so each
+            # entry may hold its old value or the new one
+            for option in container.options:
+                self._store_maybe(option, key, value, state, module, line)
         else:
             self.give_up(f"item assignment into {getattr(container, 'why', type(container).__name__)}",
                          module, line, "what it may alias")
+
+    def _store_maybe(self, container: Any, key: Any, value: Any, state: State, module: ModuleVal,
+                     line: int) -> None:
+        """`container[key] = value` on the paths where `container` is the one written: the
+        entry holds the old value or the new one (a None option raises TypeError there)."""
+        if isinstance(key, Unknown) and key.options is not None and len(key.options) == 1:
+            key = key.options[0]
+        if isinstance(container, dict) and not isinstance(key, Unknown) and _has_key(container, key):
+            old = container[key]
+            inner = join_values([old.value if isinstance(old, Maybe) else old, value], "an entry written on some paths")
+            container[key] = Maybe(inner) if isinstance(old, Maybe) else inner
+        elif isinstance(container, dict) and not isinstance(key, Unknown) and _hashable(key):
+            container[key] = Maybe(value)  # the key is there on some paths only
+        elif isinstance(container, dict):
+            open_dict(container, value, key.needs if isinstance(key, Unknown) else ())
+        elif isinstance(container, list) and isinstance(key, int) and not isinstance(key, bool) \
+                and -len(container) <= key < len(container):
+            container[key] = join_values([container[key], value], "an element written on some paths")
+        elif isinstance(container, list) and isinstance(key, Unknown):
+            for i, old in enumerate(container):
+                container[i] = join_values([old, value], "an element written at an unknown index")
+        elif not (container is None or isinstance(container, Outside)
+                  or (isinstance(container, Unknown) and container.needs)):
+            self.give_up(f"item assignment into one of several values, a {type(container).__name__}", module, line,
+                         "what it may alias")
 
     def setattr(self, obj: Any, attr: str, value: Any, state: State, module: ModuleVal, line: int,
                 raw: bool = False) -> None:
@@ -398,9 +450,11 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
             # a config object SGLang amends (model_config.py `hf_config.context_len = ...`);
             # the view gets its own dict, the given config.json stays as read
             obj.data = {**obj.data, attr: value}
-        elif isinstance(obj, Unknown) and _objects(obj):
-            # one of several known records (joined paths): each may be the one written, so each
-            # attribute may hold its old value or the new one (a None option raises instead)
+        elif isinstance(obj, Unknown) and _candidates(obj) and all(
+                o is None or isinstance(o, (Obj, External, Unknown)) for o in obj.options):
+            # one of several objects (joined paths): each may be the one written, so each
+            # attribute may hold its old value or the new one (a None option raises instead;
+            # an outside one, and one that stands for a fact not given, are not the model's)
             for option in obj.options:
                 if isinstance(option, Obj):
                     old = state.attrs(option.oid).get(attr, Unknown(f"{attr} not set"))
@@ -409,8 +463,15 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                         joined = Unknown(joined.why, joined.needs | obj.needs, joined.options, joined.truth)
                     state.writable(option.oid)[attr] = joined
                     self.record(state, "write", module, line, oid=option.oid, attr=attr, value=joined)
-        elif isinstance(obj, Unknown) and obj.needs:
-            pass  # an object that stands for a fact not given: not one of the analysed records
+                elif isinstance(option, External):
+                    path = f"{option.path}.{attr}"
+                    old = self.external_writes.get(path, Unknown(path, {f"runtime:{path}"}))
+                    self.external_writes[path] = join_values([old, value], f"{path} written on some paths")
+                elif isinstance(option, Unknown) and not (option.needs or isinstance(option, Outside)):
+                    self.give_up(f"attribute write .{attr} on one of several values, {option.why}", module, line,
+                                 "what it may alias")
+        elif isinstance(obj, Outside) or (isinstance(obj, Unknown) and obj.needs):
+            pass  # outside code's object, or one that stands for a fact not given: not the model's
         else:
             self.give_up(f"attribute write .{attr} on {getattr(obj, 'why', type(obj).__name__)}", module, line,
                          "what it may alias")
@@ -471,3 +532,16 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         from flagscan.facts.render import render
 
         return render(node)
+
+
+def _candidates(value: Unknown) -> bool:
+    """One of a few values known each (a join of paths), so a write through it can reach each."""
+    return bool(value.options) and len(value.options) <= 8
+
+
+def _hashable(key: Any) -> bool:
+    try:
+        hash(key)
+    except TypeError:
+        return False
+    return True

@@ -22,6 +22,7 @@ from flagscan.evaluate.values import (
     Memo,
     ModuleVal,
     Obj,
+    Outside,
     PartialVal,
     Raised,
     Unknown,
@@ -191,7 +192,9 @@ class CallsMixin:
         if isinstance(func, Unknown):
             if func.options and len(func.options) <= _OPTION_CALLS and all(_callable(o) for o in func.options):
                 return self._call_options(func, args, kwargs, state, module, node, line)
-            return Unknown(self._text(node) if node else func.why, func.needs)
+            # what a method of outside code's object returns is outside code's object too
+            return (Outside if isinstance(func, Outside) else Unknown)(self._text(node) if node else func.why,
+                                                                       func.needs)
         return self.give_up(f"a call of a {type(func).__name__} ({self._text(node) if node else '?'})", module, line)
 
     def _consumed(self, value: Any, state: State, module: ModuleVal) -> Any:

@@ -23,6 +23,7 @@ from flagscan.evaluate.values import (
     Maybe,
     ModuleVal,
     Obj,
+    Outside,
     SuperVal,
     Unknown,
     has_unknown,
@@ -55,6 +56,8 @@ class ExpressionsMixin:
             value = join_values(values, f"{base.why}.{attr}")
             if isinstance(value, Unknown) and base.needs:
                 value = Unknown(value.why, value.needs | base.needs, value.options, value.truth)
+            if isinstance(value, Unknown) and all(isinstance(v, Outside) for v in values):
+                value = Outside(value.why, value.needs)  # outside code's objects, each of them
             return value
         if isinstance(base, Unknown) and _strings(base):
             # a method of one of a few known strings (`load_format.lower()` on "auto" or
@@ -64,7 +67,8 @@ class ExpressionsMixin:
                 value = Unknown(value.why, value.needs | base.needs, value.options, value.truth)
             return value
         if isinstance(base, Unknown):
-            return Unknown(f"{base.why}.{attr}", base.needs)
+            # an attribute of outside code's object is outside code's too
+            return (Outside if isinstance(base, Outside) else Unknown)(f"{base.why}.{attr}", base.needs)
         if isinstance(base, Obj):
             attrs = state.attrs(base.oid)
             if attr in attrs:
@@ -82,6 +86,10 @@ class ExpressionsMixin:
             found, hook = base.cls.lookup("__getattr__")
             if found and isinstance(hook, FuncVal):
                 return self.call(BoundMethod(hook, base), [attr], {}, state, module)
+            if _outside_base(base.cls) and not _holds_model_objects(state.attrs(base.oid)):
+                # neither the instance nor an analysed class has it: the outside base makes it
+                # (pynccl_wrapper.py's `ncclUniqueId(ctypes.Structure)`: `internal` from `_fields_`)
+                return Outside(f"{base.cls.name}.{attr}")
             return Unknown(f"{base.cls.name}.{attr}")
         if isinstance(base, ClassVal):
             found, value = base.lookup(attr)
@@ -256,6 +264,18 @@ class ExpressionsMixin:
         return self.give_up("a yield inside an expression", module, line, "what the generator is sent")
 
     def subscript(self, base, index, state, module, node=None):
+        if isinstance(base, Outside):
+            return Outside(self._text(node) if node else f"{base.why}[...]", base.needs)
+        if isinstance(base, External) and f"{base.path}[?]" in self.external_writes:
+            return Unknown(f"{base.path}[...] (written under a key not known)", {f"runtime:{base.path}"})
+        if isinstance(base, External) and _hashable_key(index) and _item_path(base, index) in self.external_writes:
+            return self.external_writes[_item_path(base, index)]
+        if isinstance(base, dict) and isinstance(index, Unknown) and base and all(
+                isinstance(v, Outside) if k is OPEN else _outside(v.value if isinstance(v, Maybe) else v)
+                for k, v in base.items()):
+            # any entry, each outside code's object (a cache of ctypes libraries under a path not known)
+            needs = frozenset().union(*(getattr(v, "needs", frozenset()) for v in base.values()))
+            return Outside(self._text(node) if node else "subscript", needs | index.needs)
         if isinstance(base, EnvView):
             return self.world.env_get(index)  # open: a missing variable is unknown, not a KeyError
         if isinstance(base, ConfigView):
@@ -282,6 +302,8 @@ class ExpressionsMixin:
                 return GenericAlias(base, index if isinstance(index, tuple) else (index,))
             return unknown_of(base, index, why=self._text(node) if node else "subscript")
         if isinstance(base, dict) and OPEN in base and not _has_key(base, index):
+            if isinstance(base[OPEN], Outside):
+                return Outside(self._text(node) if node else "subscript", base[OPEN].needs)
             return unknown_of(base[OPEN], why=self._text(node) if node else "subscript")
         if isinstance(base, dict) and isinstance(index, External) and not _has_key(base, index):
             # another dotted path may name one of the keys (`torch.float` is `torch.float32`):
@@ -432,6 +454,37 @@ def _objects(value: Unknown) -> bool:
     """One of a few known instances (or None): what an attribute of it can be is theirs."""
     return bool(value.options) and len(value.options) <= 8 and any(isinstance(o, Obj) for o in value.options) \
         and all(isinstance(o, Obj) or o is None for o in value.options)
+
+
+def _outside_base(cls: ClassVal) -> bool:
+    """Whether a class outside the tree (not `object`) is among the bases of `cls` or of its bases."""
+    return any(isinstance(b, External) and b.path != "builtins.object" for c in cls.mro() for b in c.bases)
+
+
+def _outside(value: Any) -> bool:
+    """Outside code's object, or one that stands for a fact not given: no object of the model."""
+    return isinstance(value, (Outside, External)) or (isinstance(value, Unknown) and bool(value.needs))
+
+
+def _hashable_key(key: Any) -> bool:
+    if isinstance(key, Unknown):
+        return False
+    try:
+        hash(key)
+    except TypeError:
+        return False
+    return True
+
+
+def _item_path(base: External, key: Any) -> str:
+    """The key of `base[key]` among the interpreter's writes to outside objects."""
+    return f"{base.path}[{key!r}]"
+
+
+def _holds_model_objects(attrs: dict[str, Any]) -> bool:
+    """Whether an instance's attributes hold objects of the model (instances, containers) that
+    its outside base may hand back (torch.nn.Module's `modules()` yields the submodules)."""
+    return any(isinstance(v, (Obj, list, dict, set)) for v in attrs.values())
 
 
 def _strings(value: Unknown) -> bool:

@@ -38,6 +38,19 @@ class Maybe(Unknown):
         self.value = value
 
 
+class Outside(Unknown):
+    """A value outside code made that is no object of the model: an attribute that an outside
+    base class provides (`ncclUniqueId(ctypes.Structure)`'s field `internal`, which ctypes
+    makes from `_fields_`). The model holds no reference to it, and every read of it is
+    unknown again, so a write into it changes nothing the model knows and is dropped.
+
+    (Outside code that keeps a model object handed to it and gives it back as such an
+    attribute is the one way this could alias: the interpreter's outside boundary already
+    takes outside calls not to write the model's objects.)"""
+
+    __slots__ = ()
+
+
 def unknown_of(*values: Any, why: str = "") -> Unknown:
     """An Unknown carrying the needs of every Unknown among `values`."""
     needs: set[str] = set()
@@ -46,6 +59,8 @@ def unknown_of(*values: Any, why: str = "") -> Unknown:
         if isinstance(v, Unknown):
             needs |= v.needs
             reasons.append(v.why)
+    if values and all(isinstance(v, Outside) for v in values):
+        return Outside(why or reasons[0], needs)  # computed from outside code's objects alone
     return Unknown(why or (reasons[0] if reasons else "?"), needs)
 
 

@@ -1,0 +1,130 @@
+"""Writes through values the interpreter holds as one of several objects, or as outside code's
+objects, followed under FLAGSCAN_STRICT=1 (a give-up fails the test with GaveUp).
+
+The shapes are SGLang's: distributed/device_communicators/pynccl.py writes the bytes of a
+`ncclUniqueId(ctypes.Structure)` made on either side of `if self.rank == 0`;
+cuda_wrapper.py caches `ctypes.CDLL(so_file)` in a class-level dict under a path not known
+and sets `restype` on its functions; models/transformers.py registers a function in
+transformers' `ALL_ATTENTION_FUNCTIONS`.
+"""
+
+from __future__ import annotations
+
+import pytest
+
+from flagscan.evaluate.values import Unknown
+from flagscan.strict import GaveUp
+from tests.evaluate.helpers import options, run
+
+
+@pytest.fixture(autouse=True)
+def _strict(monkeypatch):
+    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+
+
+def test_a_ctypes_field_written_through_one_of_two_structures(tmp_path):
+    value, interp = run(tmp_path, '''
+import ctypes
+import os
+
+class UniqueId(ctypes.Structure):
+    _fields_ = [("internal", ctypes.c_byte * 128)]
+
+class Communicator:
+    def __init__(self, rank):
+        self.rank = rank
+        if self.rank == 0:
+            self.unique_id = UniqueId()
+        else:
+            self.unique_id = UniqueId()
+        for i, byte in enumerate([7, 8]):
+            self.unique_id.internal[i] = byte
+        self.available = True
+
+def main():
+    return Communicator(int(os.environ.get("RANK"))).available
+''', env_open=True)
+    assert value is True
+    assert interp.stops == []
+
+
+def test_a_library_cached_under_a_path_not_known_is_outside_code(tmp_path):
+    # cuda_wrapper.py: the path comes from /proc/self/maps (not known, and no fact decides it)
+    value, interp = run(tmp_path, '''
+import ctypes
+
+class Library:
+    cache = {}
+
+    def __init__(self, so_file):
+        if so_file not in Library.cache:
+            Library.cache[so_file] = ctypes.CDLL(so_file)
+        self.lib = Library.cache[so_file]
+        f = getattr(self.lib, "cudaSetDevice")
+        f.restype = int
+        f.argtypes = [int]
+        self.ready = True
+
+def main(so_file):
+    return Library(so_file).ready
+''', args=(Unknown("the path find_loaded_library finds"),))
+    assert value is True
+    assert interp.stops == []
+
+
+def test_a_write_through_a_record_or_an_outside_object_may_change_the_record(tmp_path):
+    # `o` is the record on one path, torch's module on the other: the record's x may be 2 now
+    value, interp = run(tmp_path, '''
+import os
+import torch
+
+class Box:
+    pass
+
+def main():
+    box = Box()
+    box.x = 1
+    o = box if os.environ.get("K") else torch.backends
+    o.x = 2
+    return box.x
+''', env_open=True)
+    assert options(value) == {1, 2}
+    assert interp.stops == []
+
+
+def test_an_entry_written_into_an_outside_mapping_is_read_back(tmp_path):
+    value, interp = run(tmp_path, '''
+from transformers import ALL_ATTENTION_FUNCTIONS
+
+def sglang_attention():
+    return 1
+
+ALL_ATTENTION_FUNCTIONS["sglang"] = sglang_attention
+
+def main():
+    return ALL_ATTENTION_FUNCTIONS["sglang"] is sglang_attention, ALL_ATTENTION_FUNCTIONS["sglang"]()
+''')
+    assert value == (True, 1)
+    assert interp.stops == []
+
+
+def test_an_outside_base_that_holds_the_models_objects_is_not_taken_as_outside(tmp_path):
+    # torch.nn.Module.modules() yields the submodules the instance holds: a write through what it
+    # yields may change them, so it is not dropped as a write into outside code's object
+    with pytest.raises(GaveUp):
+        run(tmp_path, '''
+import torch
+
+class Part:
+    pass
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        self.part = Part()
+
+def main():
+    model = Model()
+    for module in model.modules():
+        module.flag = True
+    return model.part
+''')
