@@ -6,7 +6,7 @@ from typing import Any
 
 from packaging.version import Version as _VERSION
 
-from flagscan.evaluate.interp_base import _BIN, _CMP, PLAIN, falsy_unknown, truth
+from flagscan.evaluate.interp_base import _BIN, _CMP, PLAIN, Dead, falsy_unknown, truth
 from flagscan.evaluate.state import OPEN, State, same
 from flagscan.evaluate.values import (
     Builtin,
@@ -14,6 +14,7 @@ from flagscan.evaluate.values import (
     ConfigView,
     EnumMember,
     EnvView,
+    ExcVal,
     External,
     GenericAlias,
     Maybe,
@@ -90,7 +91,7 @@ class OperatorsMixin:
         result: Any = True
         for op, right_ir in node[2]:
             right = self.eval(right_ir, state, module, line)
-            r = self.compare(op, left, right)
+            r = self.compare(op, left, right, state, module, line)
             t = truth(r)
             if t is False:
                 return False
@@ -125,7 +126,10 @@ class OperatorsMixin:
         if kept and len(kept) < len(value.options):
             state.locals[name] = kept[0] if len(kept) == 1 else Unknown(value.why, value.needs, kept, value.truth)
 
-    def compare(self, op: str, left: Any, right: Any) -> Any:
+    def compare(self, op: str, left: Any, right: Any, state: State | None = None, module: ModuleVal | None = None,
+                line: int = 0) -> Any:
+        """`left op right`. Where Python raises (`None < 4096`: TypeError), the analysed program
+        raises on this path (given the `state` it runs on), as SGLang would see it."""
         if op in ("is", "isnot"):
             if isinstance(left, Unknown) or isinstance(right, Unknown):
                 opts = _combine_options(left, right, lambda a, b: (a is b) if a is None or b is None else a == b)
@@ -158,6 +162,15 @@ class OperatorsMixin:
             return self.give_up(f"ordering {op} of {type(left).__name__} and {type(right).__name__}")
         try:
             return _CMP[op](left, right)
+        except TypeError as exc:
+            if state is None or module is None:
+                return self.give_up(f"comparison {op} of {type(left).__name__} and {type(right).__name__} raised "
+                                    "TypeError")
+            # the plain values Python compares here cannot be ordered: the program raises
+            raised = ExcVal("TypeError", str(exc))
+            self.record(state, "raise", module, line or self.line, value=raised.type_name, message=raised.message)
+            state.raised.append((state.fork(), raised))
+            raise Dead() from None
         except Exception as exc:  # Python raises here; flagscan does not follow the raise
             return self.give_up(f"comparison {op} of {type(left).__name__} and {type(right).__name__} raised "
                                 f"{type(exc).__name__}")
