@@ -313,8 +313,17 @@ class ExpressionsMixin:
                            values if 0 < len(values) <= 8 and not has_unknown(values) else None)
         try:
             value = base[index]
-        except (KeyError, IndexError, TypeError) as exc:
-            # Python raises here; flagscan does not follow the raise
+        except (KeyError, IndexError) as exc:
+            # a key the known dict does not hold, an index past the known sequence: the program
+            # raises here, and its own `except KeyError:` decides (spec_info.py's from_string, which
+            # register_speculative_algorithm calls to learn that a name is not registered yet)
+            raised = ExcVal(type(exc).__name__, index)
+            self.record(state, "raise", module, self.line, value=raised.type_name, message=raised.message)
+            state.raised.append((state.fork(), raised))
+            raise Dead() from None
+        except TypeError as exc:
+            # Python raises here too, but a value flagscan holds as a plain one may stand for another
+            # kind (a tensor indexed by a tuple): not followed
             return self.give_up(f"{type(exc).__name__} in {self._text(node) if node else 'a subscript'}", module)
         # A key present on some paths only is read where code found it present.
         return value.value if isinstance(value, Maybe) and isinstance(base, dict) else value
