@@ -126,6 +126,25 @@ class GeneratorsMixin:
                     self.assign(target, None, s, module, line)
         return outcomes
 
+    def yield_from_statement(self, text: str, state: State, module: ModuleVal,
+                             line: int) -> list[tuple[str, State, Any]] | None:
+        """A statement `yield from it` (the IR keeps it as source text) in the frame of a generator
+        being iterated: every element of `it`, in order, is a value the generator yields
+        (loader.py's `_get_all_weights`: `yield from self._get_weights_iterator(source)`). An
+        iterable whose elements are not known makes what the generator yields not known. None
+        when no iteration drives this frame (a contextmanager's) or the text is not one."""
+        sink = self._sink()
+        source = _yield_from_source(text, module)
+        if not isinstance(sink, _CollectSink) or source is None:
+            return None
+        items = self.iterate(self.eval(source, state, module, line), state, module)
+        so_far = state.locals.get(_YIELDED, [])
+        if isinstance(so_far, list) and items is not None:
+            state.locals[_YIELDED] = list(so_far) + list(items)
+        else:
+            state.locals[_YIELDED] = Unknown(f"what {text} yields")
+        return [("next", state, None)]
+
     def _with_body(self, sink: _WithSink, value: Any, state: State, line: int) -> list[tuple[str, State, Any]]:
         if _CALLER in state.locals:
             self.give_up("a contextmanager that yields twice", sink.module, line, "what the with statement does")
@@ -179,6 +198,29 @@ class GeneratorsMixin:
         state.locals, state.function, state.conds = saved[0], saved[2], saved[3]
         state.closure = saved[1]  # type: ignore[attr-defined]
         return list(items) if isinstance(items, list) else None
+
+
+def is_yield_from(node: Any) -> bool:
+    """The IR of `yield from x`: an expression kept as its source text."""
+    return isinstance(node, list) and len(node) == 2 and node[0] == "unk" and isinstance(node[1], str) \
+        and node[1].lstrip("(").startswith("yield from ")
+
+
+def _yield_from_source(text: str, module: ModuleVal) -> Any:
+    """The IR of the iterable of `yield from x` given as source text; None when it is not one
+    (the text is cut at 200 characters)."""
+    import ast
+
+    from flagscan.extract.lower import Lowerer
+
+    try:
+        node = ast.parse(text.strip(), mode="eval").body
+    except SyntaxError:
+        return None
+    if not isinstance(node, ast.YieldFrom):
+        return None
+    lowered = Lowerer(module.name, module.path, module.path.endswith("__init__.py")).expr(node.value)
+    return None if lowered[0] == "unk" else lowered
 
 
 def _unmaybe(name: str, value: Any) -> Any:

@@ -5,6 +5,7 @@ from __future__ import annotations
 from typing import Any
 
 from flagscan.evaluate.interp_base import PLAIN, Budget, Dead, truth
+from flagscan.evaluate.interp_gen import is_yield_from
 from flagscan.evaluate.state import State, join_states, same, widen
 from flagscan.evaluate.values import (
     BoundMethod,
@@ -93,6 +94,10 @@ class StatementsMixin:
     def _s_expr(self, stmt, state, module):
         if stmt[2][0] == "yield":
             outcomes = self.yield_statement(stmt[2][1], [], state, module, stmt[1])
+            if outcomes is not None:
+                return outcomes
+        if is_yield_from(stmt[2]):
+            outcomes = self.yield_from_statement(stmt[2][1], state, module, stmt[1])
             if outcomes is not None:
                 return outcomes
         self.eval(stmt[2], state, module, line=stmt[1])
