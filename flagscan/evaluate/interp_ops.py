@@ -6,7 +6,7 @@ from typing import Any
 
 from packaging.version import Version as _VERSION
 
-from flagscan.evaluate.interp_base import _BIN, _CMP, PLAIN, Dead, falsy_unknown, truth
+from flagscan.evaluate.interp_base import _BIN, _CMP, PLAIN, falsy_unknown, truth
 from flagscan.evaluate.state import OPEN, State, same
 from flagscan.evaluate.values import (
     Builtin,
@@ -129,7 +129,7 @@ class OperatorsMixin:
     def compare(self, op: str, left: Any, right: Any, state: State | None = None, module: ModuleVal | None = None,
                 line: int = 0) -> Any:
         """`left op right`. Where Python raises (`None < 4096`: TypeError), the analysed program
-        raises on this path (given the `state` it runs on), as SGLang would see it."""
+        may raise (given the `state` it runs on): see below why not certainly."""
         if op in ("is", "isnot"):
             if isinstance(left, Unknown) or isinstance(right, Unknown):
                 opts = _combine_options(left, right, lambda a, b: (a is b) if a is None or b is None else a == b)
@@ -166,11 +166,21 @@ class OperatorsMixin:
             if state is None or module is None:
                 return self.give_up(f"comparison {op} of {type(left).__name__} and {type(right).__name__} raised "
                                     "TypeError")
-            # the plain values Python compares here cannot be ordered: the program raises
+            # Python raises here, and the program sees a TypeError. But a None the model holds may
+            # stand for a value set where flagscan does not follow (0.5.23 common.py `assert gpu_id <
+            # num_gpus`, with runtime_context's device gpu_id published by the launcher): taken as
+            # certain, that is a startup crash SGLang never has. So the raise happens on a path that
+            # assumes it (a fact of the run), and the other goes on with a truth not known.
+            text = f"{type(left).__name__} {op} {type(right).__name__} raises TypeError"
+            failing = state.fork()
+            failing.assumptions = failing.assumptions + (text,)
+            state.assumptions = state.assumptions + (f"not ({text})",)
+            needs = frozenset({f"runtime:{text}"})
+            self.assumed_needs[text] = self.assumed_needs[f"not ({text})"] = needs
             raised = ExcVal("TypeError", str(exc))
-            self.record(state, "raise", module, line or self.line, value=raised.type_name, message=raised.message)
-            state.raised.append((state.fork(), raised))
-            raise Dead() from None
+            self.record(failing, "raise", module, line or self.line, value=raised.type_name, message=raised.message)
+            state.raised.append((failing, raised))
+            return Unknown(f"{left!r} {op} {right!r}", needs, (True, False))
         except Exception as exc:  # Python raises here; flagscan does not follow the raise
             return self.give_up(f"comparison {op} of {type(left).__name__} and {type(right).__name__} raised "
                                 f"{type(exc).__name__}")
