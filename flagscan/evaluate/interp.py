@@ -84,8 +84,11 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         self._stops: list[Stop] = []
         self.line = 0
         self.at: ModuleVal | None = None
-        # Attributes of outside objects the analysed code assigned (`torch.x.y = v`).
+        # Attributes of outside objects the analysed code assigned (`torch.x.y = v`), and entries of
+        # outside mappings (`ALL_ATTENTION_FUNCTIONS["sglang"] = f`, under "path[key]").
         self.external_writes: dict[str, Any] = {}
+        # Instances whose outside base was given what may be the model's objects (CallsMixin.hand_over).
+        self.handed: set[int] = set()
         # What a statement-level `yield` does in the generator frame being run (interp_gen.py).
         self._sinks: list[Any] = []
         # The locals of the callers of the function being run (innermost last), for `forget`.

@@ -6,6 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from flagscan.evaluate.interp_base import Budget, Dead
+from flagscan.evaluate.interp_expr import _outside_base, model_value
 from flagscan.evaluate.state import OPEN, Chain, Event, State, join_states, join_values, same
 from flagscan.evaluate.values import (
     BoundMethod,
@@ -331,6 +332,13 @@ class CallsMixin:
             local[star_kw] = extra_kw
         return local
 
+    def hand_over(self, obj: Obj, args: list[Any], kwargs: dict[str, Any]) -> None:
+        """`obj`'s outside base is given `args`: what it keeps of them, an attribute the outside base
+        makes may give back, so when they may be the model's objects, its attributes are not taken
+        as outside code's own (interp_expr.getattr)."""
+        if any(model_value(v) for v in [*args, *kwargs.values()]):
+            self.handed.add(obj.oid)
+
     def instantiate(self, cls: ClassVal, args: list[Any], kwargs: dict[str, Any], state: State,
                     module: ModuleVal, line: int) -> Any:
         if any(c.name in ("Exception", "BaseException") or _is_exception(c) for c in cls.mro()):
@@ -345,6 +353,8 @@ class CallsMixin:
             member = _enum_member(cls, given) if args else None
             return member if member is not None else Unknown(f"{cls.name}({args[0] if args else ''})")
         obj = self.new_obj(cls, state)
+        if _outside_base(cls):
+            self.hand_over(obj, args, kwargs)   # the outside base's constructor may keep them (a NamedTuple)
         found, init = cls.lookup("__init__")
         if found and isinstance(init, FuncVal):
             self.call(BoundMethod(init, obj), args, kwargs, state, module)

@@ -86,7 +86,7 @@ class ExpressionsMixin:
             found, hook = base.cls.lookup("__getattr__")
             if found and isinstance(hook, FuncVal):
                 return self.call(BoundMethod(hook, base), [attr], {}, state, module)
-            if _outside_base(base.cls) and not _holds_model_objects(state.attrs(base.oid)):
+            if _outside_base(base.cls) and base.oid not in self.handed and not _holds_model_objects(state.attrs(base.oid)):
                 # neither the instance nor an analysed class has it: the outside base makes it
                 # (pynccl_wrapper.py's `ncclUniqueId(ctypes.Structure)`: `internal` from `_fields_`)
                 return Outside(f"{base.cls.name}.{attr}")
@@ -157,7 +157,12 @@ class ExpressionsMixin:
             if attr in ("__setattr__", "__getattribute__", "__init__", "__new__", "__delattr__"):
                 method = _object_method(attr)
                 target = base.obj
-                return Builtin(f"object.{attr}", lambda i, s, a, k, m, l: method(i, s, [target, *a], k, m, l))
+
+                def through(i, s, a, k, m, l):
+                    if attr == "__init__" and isinstance(target, Obj):
+                        i.hand_over(target, a, k)   # an outside base's __init__ may keep what it is given
+                    return method(i, s, [target, *a], k, m, l)
+                return Builtin(f"object.{attr}", through)
             return Unknown(f"super().{attr}")
         if isinstance(base, BoundMethod) and attr == "__func__":
             return base.func
@@ -488,6 +493,14 @@ def _hashable_key(key: Any) -> bool:
 def _item_path(base: External, key: Any) -> str:
     """The key of `base[key]` among the interpreter's writes to outside objects."""
     return f"{base.path}[{key!r}]"
+
+
+def model_value(value: Any) -> bool:
+    """Whether `value` may be (or hold) an object of the model: anything but a plain scalar, an
+    outside object, or an unknown that stands for outside code's object or a fact not given."""
+    if value is None or isinstance(value, (str, bytes, int, float, bool, External, Outside, EnumMember)):
+        return False
+    return not (isinstance(value, Unknown) and value.options is None and value.needs)
 
 
 def _holds_model_objects(attrs: dict[str, Any]) -> bool:

@@ -128,3 +128,25 @@ def main():
         module.flag = True
     return model.part
 ''')
+
+
+def test_an_outside_base_given_the_models_objects_is_not_taken_as_outside(tmp_path):
+    # a NamedTuple keeps what it is given: `pair.first` is the record, so a write through it is
+    # not dropped as a write into outside code's object
+    with pytest.raises(GaveUp):
+        run(tmp_path, '''
+from typing import NamedTuple
+
+class Box:
+    pass
+
+class Pair(NamedTuple):
+    first: object
+    second: object
+
+def main():
+    box = Box()
+    pair = Pair(box, 2)
+    pair.first.flag = True
+    return box
+''')
