@@ -9,6 +9,7 @@ from packaging.version import Version as _VERSION
 from flagscan.evaluate.interp_base import _BIN, _CMP, PLAIN, falsy_unknown, truth
 from flagscan.evaluate.state import OPEN, State, same
 from flagscan.evaluate.values import (
+    BoundMethod,
     Builtin,
     ClassVal,
     ConfigView,
@@ -16,9 +17,11 @@ from flagscan.evaluate.values import (
     EnvView,
     ExcVal,
     External,
+    FuncVal,
     GenericAlias,
     Maybe,
     ModuleVal,
+    Obj,
     Unknown,
     has_unknown,
     unknown_of,
@@ -29,7 +32,13 @@ class OperatorsMixin:
     """Operators of the Interpreter: arithmetic, boolean, comparison and membership."""
 
     # -- operators -----------------------------------------------------------------
-    def binop(self, op: str, left: Any, right: Any) -> Any:
+    def binop(self, op: str, left: Any, right: Any, state: State | None = None, module: ModuleVal | None = None) -> Any:
+        """`left op right`; an analysed class's own operator method (`__or__`, `__radd__`...) is called
+        (given the `state` it runs on: model_loader/utils.py's `WeightsMapper.__or__`)."""
+        if state is not None and module is not None and op in _DUNDER and (isinstance(left, Obj) or isinstance(right, Obj)):
+            result = self._operator_method(op, left, right, state, module)
+            if result is not NotImplemented:
+                return result
         if op == "|" and isinstance(left, (ClassVal, External, Builtin, GenericAlias)) and (
                 right is None or isinstance(right, (ClassVal, External, Builtin, GenericAlias))):
             none = External("builtins.NoneType")
@@ -58,7 +67,22 @@ class OperatorsMixin:
             return self.give_up(f"{type(left).__name__} {op} {type(right).__name__} raised {type(exc).__name__}")
 
     def _e_bin(self, node, state, module, line):
-        return self.binop(node[1], self.eval(node[2], state, module, line), self.eval(node[3], state, module, line))
+        return self.binop(node[1], self.eval(node[2], state, module, line), self.eval(node[3], state, module, line),
+                          state, module)
+
+    def _operator_method(self, op: str, left: Any, right: Any, state: State, module: ModuleVal) -> Any:
+        """Python's order: left's `__op__`, then right's `__rop__`; NotImplemented when neither
+        analysed class defines one (or both return NotImplemented)."""
+        name = _DUNDER[op]
+        for obj, other, method in ((left, right, f"__{name}__"), (right, left, f"__r{name}__")):
+            if not isinstance(obj, Obj):
+                continue
+            found, fn = obj.cls.lookup(method)
+            if found and isinstance(fn, FuncVal):
+                result = self.call(BoundMethod(fn, obj), [other], {}, state, module)
+                if result is not None:   # `return NotImplemented` (the builtins table has it as None)
+                    return result
+        return NotImplemented
 
     def _e_bool(self, node, state, module, line):
         op, operands = node[1], node[2]
@@ -225,6 +249,10 @@ class OperatorsMixin:
         except TypeError:
             return self.give_up(f"membership in a {type(container).__name__} raised TypeError")
         return found if positive else not found
+
+
+_DUNDER = {"+": "add", "-": "sub", "*": "mul", "/": "truediv", "//": "floordiv", "%": "mod", "**": "pow",
+           "|": "or", "&": "and", "^": "xor", "<<": "lshift", ">>": "rshift", "@": "matmul"}
 
 
 def _maybe(value: Any, pending: Unknown) -> Any:

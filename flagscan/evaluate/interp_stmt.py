@@ -119,7 +119,7 @@ class StatementsMixin:
         if isinstance(current, list) and stmt[3] == "+" and isinstance(value, (list, tuple)):
             current.extend(value)  # in-place, as Python does for lists
             return [("next", state, None)]
-        self.assign(stmt[2], self.binop(stmt[3], current, value), state, module, stmt[1])
+        self.assign(stmt[2], self.binop(stmt[3], current, value, state, module), state, module, stmt[1])
         return [("next", state, None)]
 
     def _s_import(self, stmt, state, module):

@@ -55,3 +55,34 @@ def main():
 ''', env_open=True)
     assert options(value) is None
     assert interp.stops == []
+
+
+def test_an_analysed_classs_operator_method_is_called(tmp_path):
+    # model_loader/utils.py WeightsMapper.__or__, used at class level by nemotron_h_mtp.py:
+    # `hf_to_sglang_mapper = NemotronHForCausalLM.hf_to_sglang_mapper | WeightsMapper(...)`
+    value, interp = run(tmp_path, '''
+class WeightsMapper:
+    def __init__(self, prefixes):
+        self.prefixes = dict(prefixes)
+
+    def __or__(self, other):
+        return WeightsMapper({**self.prefixes, **other.prefixes})
+
+class Count:
+    def __init__(self, n):
+        self.n = n
+
+    def __radd__(self, other):
+        return Count(other + self.n)
+
+class Base:
+    mapper = WeightsMapper({"a.": "b."})
+
+class MTP(Base):
+    mapper = Base.mapper | WeightsMapper({"language_model.mtp.": "mtp."})
+
+def main():
+    return sorted(MTP.mapper.prefixes.items()), (1 + Count(2)).n
+''')
+    assert value == ([("a.", "b."), ("language_model.mtp.", "mtp.")], 3)
+    assert interp.stops == []
