@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.resolve import Resolution, resolve
 from flagscan.evaluate.values import Unknown
@@ -15,6 +15,9 @@ from flagscan.hardware import GpuProfile
 from flagscan.ruledata import model_path_of
 from flagscan.strict import give_up
 
+if TYPE_CHECKING:
+    from flagscan.evaluate.packages import Packages
+
 
 @dataclass(frozen=True, slots=True)
 class Scenario:
@@ -23,8 +26,8 @@ class Scenario:
     gpu: GpuProfile
     env: dict[str, str]
     model: ModelFacts | None
-    # the run's packages (flagscan.evaluate.packages.Packages); None: rules/world.toml's assumption
-    packages: Any = None
+    # the run's packages; None: rules/world.toml's assumption
+    packages: Packages | None = None
 
 
 def user_values(values: dict[str, Any]) -> dict[str, Any]:

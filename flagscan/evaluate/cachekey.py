@@ -8,9 +8,14 @@ import re
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from flagscan.evaluate.values import Unknown
+
+if TYPE_CHECKING:
+    from flagscan.evaluate import Scenario
+
+T = TypeVar("T")
 
 _CONTENT_ADDRESSED = re.compile(r"[0-9a-f]{64}")
 
@@ -32,7 +37,7 @@ def _listing_digest(root: Path) -> str:
     return "listing:" + h.hexdigest()
 
 
-def scenario_key(root: Path, given: dict[str, Any], scenario, *extra: Any) -> str:
+def scenario_key(root: Path, given: dict[str, Any], scenario: Scenario, *extra: Any) -> str:
     """A digest that changes when any input of a prediction does (a file of the tree by size or
     mtime, flagscan's evaluator or rule data, a value of the command, the GPU, env or model)."""
     from flagscan.evaluate.resolve import jsonable
@@ -48,7 +53,7 @@ def scenario_key(root: Path, given: dict[str, Any], scenario, *extra: Any) -> st
            "extra": list(extra),
            # a result computed leniently may hide a give-up that FLAGSCAN_STRICT=1 must raise
            "strict": strict(),
-           "packages": scenario.packages.key() if getattr(scenario, "packages", None) is not None else None}
+           "packages": scenario.packages.key() if scenario.packages is not None else None}
     h.update(json.dumps(doc, sort_keys=True, default=str).encode())
     return h.hexdigest()[:32]
 
@@ -69,10 +74,12 @@ def sharing() -> Iterator[None]:
         _SHARED = outer
 
 
-def shared(kind: str, key: str, compute: Callable[[], Any]) -> Any:
+def shared(kind: str, key: str, compute: Callable[[], T]) -> T:
     """compute(), or what it gave for the same (kind, key) inside the current `sharing()` block."""
     if _SHARED is None:
         return compute()
     if (kind, key) not in _SHARED:
         _SHARED[(kind, key)] = compute()
-    return _SHARED[(kind, key)]
+    # one table holds every kind: an entry is what a compute() of the same kind gave
+    value: T = _SHARED[(kind, key)]
+    return value

@@ -8,9 +8,10 @@ flagscan/lint/rules/ give it a code, a severity and a message.
 from __future__ import annotations
 
 import re
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import Enum
-from typing import Any
+from typing import Any, Protocol
 
 from flagscan.diagnostics import FileLocation
 from flagscan.evaluate.resolve import Rejection, Resolution, Setting
@@ -50,7 +51,35 @@ class Outcome:
         return self.subject
 
 
-def _blame(setting: Setting, parsed, command_location: FileLocation | None) -> FileLocation | None:
+class _Place(Protocol):
+    """Where a launch command is (flagscan.inputs' LaunchCommand)."""
+
+    @property
+    def path(self) -> str: ...
+
+    @property
+    def line(self) -> int: ...
+
+
+class _Given(Protocol):
+    """One value the command gives (flagscan.inputs' FlagValue)."""
+
+    @property
+    def location(self) -> FileLocation | None: ...
+
+
+class Parsed(Protocol):
+    """What the outcomes need of a parsed launch command (flagscan.inputs' ParsedCommand, which
+    evaluate does not import): the command's place and the values it gives, by dest."""
+
+    @property
+    def command(self) -> _Place: ...
+
+    @property
+    def values(self) -> Mapping[str, _Given]: ...
+
+
+def _blame(setting: Setting, parsed: Parsed, command_location: FileLocation | None) -> FileLocation | None:
     """The user's flag that a cause's condition names, else the command itself."""
     for cause in setting.because:
         for name in condition_fields().findall(cause.condition or ""):
@@ -60,7 +89,7 @@ def _blame(setting: Setting, parsed, command_location: FileLocation | None) -> F
     return command_location
 
 
-def outcomes(resolution: Resolution, parsed) -> list[Outcome]:
+def outcomes(resolution: Resolution, parsed: Parsed) -> list[Outcome]:
     """Rejections, then the places analysis stopped (sorted), then changed settings in the
     resolution's order."""
     command = parsed.command
@@ -76,7 +105,7 @@ def outcomes(resolution: Resolution, parsed) -> list[Outcome]:
             out.append(Outcome(OutcomeKind.MAY_CHANGE, where, s))
         elif s.user_given:
             given_as = dest if dest in parsed.values else s.via  # a translated deprecated flag: where it is
-            loc = parsed.values[given_as].location if given_as in parsed.values else where
+            loc = parsed.values[given_as].location if given_as is not None and given_as in parsed.values else where
             out.append(Outcome(OutcomeKind.OVERRIDDEN, loc, s))
         else:
             drivers = driven_by(s, set(parsed.values), set(resolution.settings))

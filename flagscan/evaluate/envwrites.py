@@ -13,12 +13,15 @@ and given to the runtime gates as known.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.state import Event, State
 from flagscan.evaluate.values import Builtin, Maybe, ModuleVal, Unknown, has_unknown
 from flagscan.facts.render import conjunction
 from flagscan.ruledata import load
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp import Interpreter
 
 
 class _Unset:
@@ -42,7 +45,7 @@ def _helpers() -> frozenset[str]:
     return frozenset(load("environment").get("writes", {}).get("helper_modules", []))
 
 
-def record(interp: Any, state: State, module: ModuleVal, line: int, name: str, value: Any, how: str) -> None:
+def record(interp: Interpreter, state: State, module: ModuleVal, line: int, name: str, value: Any, how: str) -> None:
     """An `env` event for NAME (value UNSET: removed), located at the code that asked for it."""
     helpers = _helpers()
     where, at, function, conds = module, line, state.function, state.conds
@@ -56,10 +59,11 @@ def record(interp: Any, state: State, module: ModuleVal, line: int, name: str, v
     state.writable(ENV_OID)[name] = value
 
 
-def mutator(interp: Any, env: dict, attr: str) -> Builtin:
+def mutator(interp: Interpreter, env: dict[str, Any], attr: str) -> Builtin:
     """A method of the process environment that changes it, recorded, then done on `env`."""
 
-    def call(interp_, state, args, kwargs, module, line):
+    def call(interp_: Interpreter, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+             line: int) -> Any:
         key = args[0] if args else kwargs.get("key")
         if attr == "setdefault":
             if not isinstance(key, str):

@@ -12,13 +12,16 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import Enum
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.gates_store import GateInterpreter
-from flagscan.evaluate.interp import Budget, Dead, truth
+from flagscan.evaluate.interp_base import Budget, Dead, truth
 from flagscan.evaluate.values import Unknown
 from flagscan.facts.reads import CallSite, FileFacts, Guard, Read, reads_in, transform
 from flagscan.strict import give_up
+
+if TYPE_CHECKING:
+    from flagscan.extract.reads import TreeReads
 
 SELF = "self"
 
@@ -67,7 +70,7 @@ class FlagVerdict:
 class GateEvaluator:
     """Verdicts for one tree, one GPU profile and (optionally) one set of effective settings."""
 
-    def __init__(self, tree_reads, dests: set[str], interp: GateInterpreter,
+    def __init__(self, tree_reads: TreeReads, dests: set[str], interp: GateInterpreter,
                  settings: dict[str, Any] | None = None) -> None:
         self.tree = tree_reads
         self.dests = frozenset(dests)
@@ -189,7 +192,7 @@ class GateEvaluator:
             if not any_true:
                 if unknown:
                     needs = needs | frozenset().union(*unknown)
-                    live = None if live is not False else False
+                    live = None   # not False here (tested above): the callers decide, and are not known
                 else:
                     live = False
         return ReadVerdict(read, live, results, callers, caller_results, needs)

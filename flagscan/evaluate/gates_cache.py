@@ -20,9 +20,13 @@ import pickle
 import tempfile
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, TypeVar
+from typing import TYPE_CHECKING, Any, TypeVar
 
 from flagscan.evaluate.values import Unknown
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.world import ModelFacts
+    from flagscan.hardware import GpuProfile
 
 T = TypeVar("T")
 _MEMO: dict[tuple[str, str], Any] = {}
@@ -34,14 +38,15 @@ def _show(value: Any) -> Any:
     return repr(value)
 
 
-def gates_key(root: Path, gpu: Any, env: dict[str, Any] | None, model: Any, settings: dict[str, Any] | None,
+def gates_key(root: Path, gpu: GpuProfile, env: dict[str, Any] | None, model: ModelFacts | None, settings: dict[str, Any] | None,
               user_dests: set[str], flags: list[str] | None = None, *extra: Any) -> str:
     """A digest that changes when any input of a gate result does."""
     from flagscan.evaluate.cachekey import tree_digest
     from flagscan.extract.cache import engine_version
 
+    given_env = env or {}
     doc = {"engine": engine_version(), "tree": tree_digest(Path(root)), "gpu": gpu.to_json(),
-           "env": {k: env[k] for k in sorted(env or {})},
+           "env": {k: given_env[k] for k in sorted(given_env)},
            "model": [model.config, model.complete, model.origin] if model is not None else None,
            "settings": {k: _show(v) for k, v in sorted((settings or {}).items())} if settings is not None else None,
            "user": sorted(user_dests), "flags": sorted(flags) if flags is not None else None,
@@ -72,11 +77,12 @@ def cached_json(cache_dir: Path | None, key: str, build: Callable[[], Any] | Non
 
 def cached_value(cache_dir: Path | None, kind: str, key: str, build: Callable[[], T]) -> T:
     """A picklable value of plain data from `<cache>/facts/<kind>/<key>.pickle`, else built and stored."""
-    memo = _MEMO.get((kind, key))
+    # one table and one folder per kind: an entry is what a build() of the same kind gave
+    memo: T | None = _MEMO.get((kind, key))
     if memo is not None:
         return memo
     path = _path(cache_dir, kind, key, ".pickle")
-    hit = _read_pickle(path)
+    hit: T | None = _read_pickle(path)
     if hit is not None:
         _MEMO[(kind, key)] = hit
         return hit

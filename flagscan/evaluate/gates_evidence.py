@@ -10,14 +10,41 @@ sglang/srt/utils/common.py:264), found by following the modules' imports.
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Iterator
+from typing import TYPE_CHECKING, Any, TypedDict
 
-from flagscan.evaluate.interp import truth
+from flagscan.evaluate.interp_base import truth
 from flagscan.evaluate.state import State
-from flagscan.evaluate.values import Unknown
+from flagscan.evaluate.values import ModuleVal, Unknown
+from flagscan.facts.ir import Node
 from flagscan.facts.reads import FileFacts, Guard, transform
 from flagscan.facts.render import render
 from flagscan.strict import give_up
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.gates_store import GateInterpreter
+    from flagscan.extract.irstore import ModuleStore
+
+
+class _Place(TypedDict):
+    name: str
+    location: str   # sglang/srt/utils/common.py:264
+    text: str       # the binding as source text
+
+
+class Site(_Place, total=False):
+    """Where a module-level name is bound; an assignment also gives its value's IR and module."""
+
+    value_ir: Node
+    module: str
+
+
+class NameEvidence(_Place):
+    """A name a guard uses: its value on this GPU, where it is bound, and where the names that
+    binding uses are (one level down)."""
+
+    value: Any
+    defined_by: list[_Place]
 
 
 def names_in(test: Any) -> list[str]:
@@ -32,7 +59,7 @@ def names_in(test: Any) -> list[str]:
     return out
 
 
-def definition_site(store, module: str, name: str, depth: int = 0) -> dict[str, Any] | None:
+def definition_site(store: ModuleStore, module: str, name: str, depth: int = 0) -> Site | None:
     """Where `name` is bound at module level in `module`, following imports and re-exports."""
     if depth > 6:
         return None
@@ -56,7 +83,9 @@ def definition_site(store, module: str, name: str, depth: int = 0) -> dict[str, 
             return None
         site = definition_site(store, mod, attr, depth + 1)
         if site is None and store.module_file(f"{mod}.{attr}") is not None:
-            return {"name": name, "location": f"{store.get(f'{mod}.{attr}')['path']}:1", "text": f"module {mod}.{attr}"}
+            submodule = store.get(f"{mod}.{attr}")
+            assert submodule is not None, f"{mod}.{attr} has a file but no IR"
+            return {"name": name, "location": f"{submodule['path']}:1", "text": f"module {mod}.{attr}"}
         return site
     if kind == "assign":
         return {"name": name, "location": f"{ir['path']}:{stmt[1]}", "text": f"{name} = {render(stmt[3])}",
@@ -65,7 +94,7 @@ def definition_site(store, module: str, name: str, depth: int = 0) -> dict[str, 
     return {"name": name, "location": f"{ir['path']}:{fn['line']}", "text": f"{stmt[0]} {name}(...)", "module": module}
 
 
-def _top(body: list[Any]):
+def _top(body: list[Node]) -> Iterator[Node]:
     for stmt in body:
         yield stmt
         if stmt[0] == "if":
@@ -78,8 +107,8 @@ def _top(body: list[Any]):
             yield from _top(stmt[4])
 
 
-def _binding(body: list[Any], name: str) -> tuple[str, Any] | None:
-    found = None
+def _binding(body: list[Node], name: str) -> tuple[str, Node] | None:
+    found: tuple[str, Node] | None = None
     for stmt in _top(body):
         kind = stmt[0]
         if kind == "assign" and any(t == ["n", name] for t in stmt[2]):
@@ -93,19 +122,19 @@ def _binding(body: list[Any], name: str) -> tuple[str, Any] | None:
     return found
 
 
-def guard_evidence(interp, facts: FileFacts, guard: Guard) -> list[dict[str, Any]]:
+def guard_evidence(interp: GateInterpreter, facts: FileFacts, guard: Guard) -> list[NameEvidence]:
     """The module-level names a guard uses, with their values and definition sites (two levels)."""
     local = set(facts.scopes.get(guard.scope, []))
     module = interp.module_for(facts)
-    out: list[dict[str, Any]] = []
+    out: list[NameEvidence] = []
     for name in names_in(guard.test):
         if name in local or module is None or name not in module.globals:
             continue
         site = definition_site(interp.store, facts.module, name)
         if site is None:
             continue
-        entry = {"name": name, "value": _value(interp, module, name), "location": site["location"],
-                 "text": site["text"], "defined_by": []}
+        entry: NameEvidence = {"name": name, "value": _value(interp, module, name),
+                               "location": site["location"], "text": site["text"], "defined_by": []}
         if "value_ir" in site:
             inner_module = site.get("module", facts.module)
             for inner in names_in(site["value_ir"]):
@@ -117,7 +146,7 @@ def guard_evidence(interp, facts: FileFacts, guard: Guard) -> list[dict[str, Any
     return out
 
 
-def _value(interp, module, name: str) -> Any:
+def _value(interp: GateInterpreter, module: ModuleVal, name: str) -> Any:
     try:
         value = interp.eval(["n", name], State({}, {}), module)
     except Exception as exc:  # said, never a silent "unknown"
@@ -127,5 +156,5 @@ def _value(interp, module, name: str) -> Any:
         t = truth(value)  # `env_flag and is_hip()`: the value is unknown, its truth is not
         # `env_flag and is_hip()`: what it is in general is open, what it is on this GPU is not
         return "unknown" if t is None else f"unknown in general, {'true' if t else 'false'} on this GPU"
-    t = value if isinstance(value, (bool, int, str, float)) or value is None else truth(value)
-    return "unknown" if t is None else t
+    shown = value if isinstance(value, (bool, int, str, float)) or value is None else truth(value)
+    return "unknown" if shown is None else shown

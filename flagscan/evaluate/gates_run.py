@@ -2,11 +2,12 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any, cast
 
-from flagscan.evaluate.gates import FlagVerdict, GateEvaluator, Status
+from flagscan.evaluate.gates import FlagVerdict, GateEvaluator, ReadVerdict, Status
 from flagscan.evaluate.gates_store import GateInterpreter
 from flagscan.evaluate.values import Unknown
 from flagscan.evaluate.world import ModelFacts, World
@@ -14,6 +15,11 @@ from flagscan.extract.irstore import ModuleStore
 from flagscan.facts.flags import Inventory
 from flagscan.facts.render import conjunction
 from flagscan.hardware import GpuProfile
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.packages import Packages
+    from flagscan.evaluate.resolve import Resolution
+    from flagscan.extract.reads import TreeReads
 
 
 @dataclass(slots=True)
@@ -25,7 +31,7 @@ class GpuGates:
     rejections: list[Any] = field(default_factory=list)
 
 
-def runtime_settings(resolution) -> dict[str, Any]:
+def runtime_settings(resolution: Resolution) -> dict[str, Any]:
     """Effective settings from a predicted resolution: certain values, else unknowns naming the setting."""
     out: dict[str, Any] = {}
     for dest, setting in resolution.settings.items():
@@ -37,7 +43,7 @@ def runtime_settings(resolution) -> dict[str, Any]:
     return out
 
 
-def runtime_env(resolution, given: dict[str, str]) -> dict[str, str | None]:
+def runtime_env(resolution: Resolution, given: dict[str, str]) -> dict[str, str | None]:
     """The environment the runtime code sees: the given variables with what the resolution
     certainly set (None: removed); a variable it may have changed is not known."""
     from flagscan.evaluate.envwrites import known_env
@@ -45,7 +51,7 @@ def runtime_env(resolution, given: dict[str, str]) -> dict[str, str | None]:
     return known_env(given, getattr(resolution, "env", {}) or {})
 
 
-def mirrors_of(tree_reads, dests: set[str], value_of) -> dict[str, dict[str, Any]]:
+def mirrors_of(tree_reads: TreeReads, dests: set[str], value_of: Callable[[str], Any]) -> dict[str, dict[str, Any]]:
     out: dict[str, dict[str, Any]] = {}
     for facts in tree_reads.files.values():
         for m in facts.mirrors:
@@ -61,10 +67,10 @@ def mirrors_of(tree_reads, dests: set[str], value_of) -> dict[str, dict[str, Any
     return out
 
 
-def evaluate_gpu(root: Path, cache_dir: Path | None, inventory: Inventory, tree_reads, gpu: GpuProfile, *,
+def evaluate_gpu(root: Path, cache_dir: Path | None, inventory: Inventory, tree_reads: TreeReads, gpu: GpuProfile, *,
                  env: dict[str, str | None] | None = None, model: ModelFacts | None = None,
                  settings: dict[str, Any] | None = None, flags: list[str] | None = None,
-                 label: str | None = None, packages: Any = None) -> GpuGates:
+                 label: str | None = None, packages: Packages | None = None) -> GpuGates:
     dests = {f.dest for f in inventory.flags}
     dests |= {w.target for fa in tree_reads.files.values() for w in fa.writes}
 
@@ -73,7 +79,9 @@ def evaluate_gpu(root: Path, cache_dir: Path | None, inventory: Inventory, tree_
             return settings[dest]
         return Unknown(dest, {f"setting:{dest}"})
 
-    world = World(gpu, dict(env or {}), model, None, env_open=True, dists=packages)
+    # None: a variable the resolution removed, which the open world answers as unset (World.env's
+    # annotation, dict[str, str], does not say so)
+    world = World(gpu, cast("dict[str, str]", dict(env or {})), model, None, env_open=True, dists=packages)
     interp = GateInterpreter(ModuleStore(root, cache_dir), world, mirrors_of(tree_reads, dests, value_of))
     evaluator = GateEvaluator(tree_reads, dests, interp, settings)
     wanted = flags if flags is not None else [f.dest for f in inventory.flags]
@@ -89,9 +97,9 @@ def _needs_order(need: str) -> tuple[int, str]:
     return len(order), need
 
 
-def read_json(rv) -> dict[str, Any]:
+def read_json(rv: ReadVerdict) -> dict[str, Any]:
     live = {True: "live", False: "dead", None: "unknown"}[rv.live]
-    data = {"location": rv.read.location, "condition": conjunction(g.guard.shown for g in rv.guards) or "always",
+    data: dict[str, Any] = {"location": rv.read.location, "condition": conjunction(g.guard.shown for g in rv.guards) or "always",
             "live": live, "function": rv.read.function or "<module>", "callers": rv.callers}
     if rv.read.via:
         data["via"] = rv.read.via
@@ -151,7 +159,7 @@ def evidence(evaluator: GateEvaluator, v: FlagVerdict) -> list[dict[str, Any]]:
     return out
 
 
-def apply_rejections(gg: GpuGates, rejections, user_dests: set[str]) -> None:
+def apply_rejections(gg: GpuGates, rejections: Iterable[Any], user_dests: set[str]) -> None:
     """A setting the command gives that a certain startup check names is REJECTED."""
     import re
 
@@ -167,7 +175,7 @@ def apply_rejections(gg: GpuGates, rejections, user_dests: set[str]) -> None:
                                      "message": str(rej.message) if rej.message is not None else None})
 
 
-_JOBS: dict[str, Any] = {}
+_JOBS: dict[str, Callable[[], Any]] = {}
 
 
 def _run_job(label: str) -> tuple[str, Any]:
@@ -176,7 +184,7 @@ def _run_job(label: str) -> tuple[str, Any]:
     return label, json.loads(json.dumps(_JOBS[label](), default=str))
 
 
-def in_parallel(jobs: dict[str, Any], workers: int | None = None) -> dict[str, Any]:
+def in_parallel(jobs: dict[str, Callable[[], Any]], workers: int | None = None) -> dict[str, Any]:
     """{label: build()} for JSON-able builds, in forked worker processes when there are several.
 
     Each GPU profile is an independent abstract execution of the same modules, so
@@ -200,7 +208,7 @@ def in_parallel(jobs: dict[str, Any], workers: int | None = None) -> dict[str, A
 
 
 def gpu_json(gg: GpuGates) -> dict[str, Any]:
-    data = {"hardware": gg.gpu.to_json(), "flags": {d: verdict_json(gg, v) for d, v in sorted(gg.verdicts.items())}}
+    data: dict[str, Any] = {"hardware": gg.gpu.to_json(), "flags": {d: verdict_json(gg, v) for d, v in sorted(gg.verdicts.items())}}
     # where the gate interpreter could not follow SGLang's code (flagscan.evaluate.giveup.Stop), sorted
     stops = getattr(gg.evaluator.interp, "stops", []) if gg.evaluator is not None else []
     data["stopped"] = [s.to_json() for s in sorted(stops, key=lambda s: (location_key(s.location), s.construct, s.what))]

@@ -10,7 +10,7 @@ a request sees.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp import Interpreter
 from flagscan.evaluate.state import State
@@ -18,11 +18,16 @@ from flagscan.evaluate.values import ClassVal, FuncVal, ModuleVal, Unknown
 from flagscan.extract.reads_walk import nested_blocks
 from flagscan.strict import give_up
 
+if TYPE_CHECKING:
+    from flagscan.evaluate.world import World
+    from flagscan.extract.irstore import ModuleStore
+    from flagscan.facts.reads import FileFacts
+
 
 class GateInterpreter(Interpreter):
     """An Interpreter whose modules see runtime values for rebound globals."""
 
-    def __init__(self, store, world, mirrors: dict[str, dict[str, Any]], **kw: Any) -> None:
+    def __init__(self, store: ModuleStore, world: World, mirrors: dict[str, dict[str, Any]], **kw: Any) -> None:
         super().__init__(store, world, call_budget=kw.pop("call_budget", 60_000), **kw)
         self.mirrors = mirrors   # module -> {global name: value}
         # (module, global) -> (import-time value, {function rebinding it: (its first assignment
@@ -108,7 +113,7 @@ class GateInterpreter(Interpreter):
         """Each guard (and each module import it starts) gets the whole step budget."""
         self.steps = 0
 
-    def module_for(self, facts) -> ModuleVal | None:
+    def module_for(self, facts: FileFacts) -> ModuleVal | None:
         if facts.module not in self.modules:
             self.top_level()
         try:

@@ -11,9 +11,17 @@ from __future__ import annotations
 import builtins
 from collections.abc import Iterator
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
+from flagscan.facts.ir import Node
 from flagscan.ruledata import load
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp import Interpreter
+    from flagscan.evaluate.state import State
+    from flagscan.evaluate.values import FuncVal
+    from flagscan.evaluate.world import World
+    from flagscan.source.hf_config_types import ConfigTypes
 
 
 @dataclass(frozen=True, slots=True)
@@ -31,14 +39,15 @@ class Refusal:
 
 def _dotted(node: Any) -> str | None:
     if isinstance(node, list) and node and node[0] == "n":
-        return node[1]
+        name: str = node[1]   # a name node: ["n", identifier]
+        return name
     if isinstance(node, list) and node and node[0] == "a":
         base = _dotted(node[1])
         return f"{base}.{node[2]}" if base else None
     return None
 
 
-def _calls(node: Any) -> Iterator[list]:
+def _calls(node: Any) -> Iterator[Node]:
     """Every call node inside an expression or statement IR (nested function bodies excluded)."""
     if isinstance(node, dict):
         return
@@ -76,12 +85,12 @@ def _is_block(value: Any) -> bool:
         isinstance(s, list) and len(s) > 1 and s[0] in _STATEMENTS and isinstance(s[1], int) for s in value)
 
 
-def _matches(call: list, calls: set[str]) -> bool:
+def _matches(call: Node, calls: set[str]) -> bool:
     name = _dotted(call[1]) or ""
     return any(name == c or name.endswith("." + c) for c in calls)
 
 
-def _loader_sites(body: list, calls: set[str], handler: int | None = None) -> Iterator[tuple[int, int | None]]:
+def _loader_sites(body: list[Node], calls: set[str], handler: int | None = None) -> Iterator[tuple[int, int | None]]:
     """(line of a loader call, line of the innermost `try` around it with a handler that may
     take its ValueError, or None) for each loader call in a function body, in order."""
     for stmt in body:
@@ -103,8 +112,8 @@ def _loader_sites(body: list, calls: set[str], handler: int | None = None) -> It
                         yield (call[4] if len(call) > 4 and isinstance(call[4], int) else stmt[1]), handler
 
 
-def refusal(config: dict[str, Any] | None, types: Any, registry: dict[str, Any] | None,
-            loader_body: list) -> Refusal | None:
+def refusal(config: dict[str, Any] | None, types: ConfigTypes | None, registry: dict[str, Any] | None,
+            loader_body: list[Node]) -> Refusal | None:
     """The loader's refusal of `config` (a complete config.json), or None when it accepts it or
     when that is not known: no model_type, a config that brings its own class, the pinned
     transformers' registry not read (`types` None), SGLang's own registry not followed
@@ -130,7 +139,7 @@ def refusal(config: dict[str, Any] | None, types: Any, registry: dict[str, Any] 
 
 
 
-def _handler(body: list, try_line: int) -> tuple[str | None, list] | None:
+def _handler(body: list[Node], try_line: int) -> tuple[str | None, list[Node]] | None:
     """(exception name, statements) of the first handler that may take a ValueError of the
     `try` at `try_line` in a function body."""
     for stmt in body:
@@ -151,7 +160,7 @@ def _handler(body: list, try_line: int) -> tuple[str | None, list] | None:
     return None
 
 
-def apply(world: Any, interp: Any, fn: Any, args: list[Any], kwargs: dict[str, Any], state: Any) -> None:
+def apply(world: World, interp: Interpreter, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State) -> None:
     """At a call of the loader function `fn` (answered with config.json): transformers'
     refusal of config.json's model_type raises at the loader call's line. With no handler
     around that call that may take it, the call raises; with one, that handler's statements

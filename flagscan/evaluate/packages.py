@@ -5,10 +5,14 @@ Requires-Dist). Which import name a distribution provides is rule data (rules/pa
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.ruledata import load
 from flagscan.source.distmeta import DistMeta, normalise
+
+if TYPE_CHECKING:
+    from flagscan.source.hf_config_types import ConfigTypes
+    from flagscan.source.model import SourceTree
 
 ABSENT = "absent"
 
@@ -42,9 +46,9 @@ class PackageFact:
 @dataclass(frozen=True, slots=True)
 class Packages:
     facts: dict[str, PackageFact] = field(default_factory=dict)
-    # the model types the run's transformers registers for AutoConfig (flagscan.source.
-    # hf_config_types.ConfigTypes, read from its wheel at the version decided here); None: not read
-    config_types: Any = None
+    # the model types the run's transformers registers for AutoConfig (read from its wheel at
+    # the version decided here); None: not read
+    config_types: ConfigTypes | None = None
 
     def dist(self, name: str) -> PackageFact | None:
         return self.facts.get(normalise(name))
@@ -106,7 +110,7 @@ def build(meta: DistMeta | None, *, overrides: dict[str, str | None] | None = No
     return Packages(dict(sorted(facts.items())))
 
 
-def for_revision(tree: Any, cache_dir: Any, *, offline: bool, pairs: tuple[str, ...] | list[str] = (),
+def for_revision(tree: SourceTree, cache_dir: Any, *, offline: bool, pairs: tuple[str, ...] | list[str] = (),
                  vendor: str = "nvidia") -> tuple[Packages, str | None]:
     """The packages of a run of `tree` (a SourceTree): its release's pins, in installed mode the
     environment's versions, then `--package`; and why the pins are not known, if they are not."""

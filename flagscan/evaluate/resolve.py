@@ -6,9 +6,10 @@ import ast
 import json
 import re
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from flagscan.evaluate.interp import Dead, Interpreter
+from flagscan.evaluate.interp import Interpreter
+from flagscan.evaluate.interp_base import Dead
 from flagscan.evaluate.state import Event, State, join_states, same
 from flagscan.evaluate.values import (
     ClassVal,
@@ -26,6 +27,11 @@ from flagscan.evaluate.world import World
 from flagscan.facts.flags import Inventory, UnknownValue
 from flagscan.facts.render import conjunction
 from flagscan.ruledata import load
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.envwrites import EnvSetting
+    from flagscan.evaluate.giveup import Stop
+    from flagscan.extract.irstore import ModuleStore
 
 
 @dataclass
@@ -100,10 +106,10 @@ class Resolution:
     completed: bool  # resolution ran to its end on at least one path
     # the record's private fields (`_..._explicitly_set`): bookkeeping, never shown as settings
     private: dict[str, Setting] = field(default_factory=dict)
-    # where the interpreter could not follow SGLang's code (flagscan.evaluate.giveup.Stop)
-    stops: list[Any] = field(default_factory=list)
-    # environment variables the resolution sets or removes (flagscan.evaluate.envwrites)
-    env: dict[str, Any] = field(default_factory=dict)
+    # where the interpreter could not follow SGLang's code
+    stops: list[Stop] = field(default_factory=list)
+    # environment variables the resolution sets or removes
+    env: dict[str, EnvSetting] = field(default_factory=dict)
     # distribution -> the assumption about it that a test consulted (flagscan.evaluate.packages)
     packages: dict[str, str] = field(default_factory=dict)
 
@@ -169,17 +175,17 @@ class EntryRun:
     """The resolution entry of rules/resolution.toml run once: the record, the heap it lives
     on, and whether a path completed (the startup phase goes on from here)."""
 
-    interp: Any
+    interp: Interpreter
     state: State
-    module: Any
+    module: ModuleVal | None
     record_cls: Any
     record: Any
     completed: bool
     problem: str | None = None   # why the entry could not be followed at all
 
 
-def run_entry(store, inventory: Inventory, user_values: dict[str, Any], world: World,
-              rules: dict[str, Any], interp_cls: type | None = None) -> EntryRun:
+def run_entry(store: ModuleStore, inventory: Inventory, user_values: dict[str, Any], world: World,
+              rules: dict[str, Any], interp_cls: type[Interpreter] | None = None) -> EntryRun:
     """Build argparse's Namespace, construct the record, call its `then_call` methods."""
     interp = (interp_cls or _Resolver)(store, world, declarations=rules.get("declarations"))
     from flagscan.evaluate.envwrites import ENV_OID
@@ -211,13 +217,14 @@ def run_entry(store, inventory: Inventory, user_values: dict[str, Any], world: W
     return EntryRun(interp, state, module, record_cls, record, completed)
 
 
-def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: World,
+def resolve(store: ModuleStore, inventory: Inventory, user_values: dict[str, Any], world: World,
             rules: dict[str, Any] | None = None) -> Resolution:
     """`user_values`: dest -> value for the flags the launch command gives."""
     rules = rules or load("resolution")
     run = run_entry(store, inventory, user_values, world, rules)
     if run.problem is not None:
         return Resolution({}, [], [run.problem], False)
+    assert run.module is not None, "an entry run with no problem has its module"
     interp, state, module, record_cls, record, completed = (run.interp, run.state, run.module, run.record_cls,
                                                             run.record, run.completed)
     notes: list[str] = []
@@ -244,7 +251,7 @@ def resolve(store, inventory: Inventory, user_values: dict[str, Any], world: Wor
     return Resolution(settings, _dedupe(rejections), notes, completed, private, stops, env)
 
 
-def _fallback_cause(store, rules: dict[str, Any], notes: list[str]) -> str | None:
+def _fallback_cause(store: ModuleStore, rules: dict[str, Any], notes: list[str]) -> str | None:
     """rules' cause for values the result function falls back to, if its body was reviewed."""
     import hashlib
 
@@ -266,10 +273,11 @@ def _fallback_cause(store, rules: dict[str, Any], notes: list[str]) -> str | Non
         notes.append(f"{name} differs from every reviewed version (sha256 {digest[:12]}): values it falls back "
                      "to are shown without a cause")
         return None
-    return spec["cause"]
+    cause: str = spec["cause"]   # rules/resolution.toml [result_fallback] cause: a text
+    return cause
 
 
-def _attribute_stash(interp, rules, record: Obj, state: State, settings: dict[str, Setting]) -> None:
+def _attribute_stash(interp: Interpreter, rules: dict[str, Any], record: Obj, state: State, settings: dict[str, Setting]) -> None:
     """An adjusted setting with no traced cause, decided by the last (source, {field: value})
     pair of the record's declaration stash that names it: that source is the cause."""
     name = rules.get("declarations", {}).get("stash")
@@ -293,7 +301,7 @@ def _attribute_stash(interp, rules, record: Obj, state: State, settings: dict[st
             break
 
 
-def _pair(interp, entry: Any, state: State) -> tuple[str, dict[str, Any]] | None:
+def _pair(interp: Interpreter, entry: Any, state: State) -> tuple[str, dict[str, Any]] | None:
     entry = interp.deref(entry, state)
     if isinstance(entry, (list, tuple)) and len(entry) == 2 and isinstance(entry[0], str):
         declared = interp.deref(entry[1], state)
@@ -302,7 +310,7 @@ def _pair(interp, entry: Any, state: State) -> tuple[str, dict[str, Any]] | None
     return None
 
 
-def _definition(interp, qualname: str) -> str:
+def _definition(interp: Interpreter, qualname: str) -> str:
     """Where the function a declaration source names (`fn.__qualname__`) is defined."""
     owner, _, fn_name = qualname.rpartition(".")
     for module in interp.modules.values():
@@ -316,7 +324,7 @@ def _definition(interp, qualname: str) -> str:
     return ""
 
 
-def _attribute_fallbacks(interp, rules, record: Obj, state: State, module: ModuleVal,
+def _attribute_fallbacks(interp: Interpreter, rules: dict[str, Any], record: Obj, state: State, module: ModuleVal,
                          settings: dict[str, Setting], inventory: Inventory) -> None:
     """An adjusted setting with no traced cause that equals the field's declared fallback
     (as the release's own fallback function returns it) gets that as its cause."""
@@ -341,7 +349,7 @@ def _attribute_fallbacks(interp, rules, record: Obj, state: State, module: Modul
     state.raised = []
 
 
-def _final_values(interp, rules, record: Obj, state: State, module: ModuleVal) -> dict[str, Any] | None:
+def _final_values(interp: Interpreter, rules: dict[str, Any], record: Obj, state: State, module: ModuleVal) -> dict[str, Any] | None:
     """Through the release's own result function when it decides by declarations."""
     name = rules["entry"].get("result_function")
     if not name:
@@ -410,7 +418,8 @@ def _converted(interp: Interpreter, inventory: Inventory, user_values: dict[str,
     types = {f.dest: f.type for f in inventory.flags if f.type not in _PLAIN_TYPES}
     out = dict(user_values)
     for dest, value in user_values.items():
-        fn = module.globals.get(types[dest]) if isinstance(types.get(dest), str) else None
+        type_name = types.get(dest)
+        fn = module.globals.get(type_name) if isinstance(type_name, str) else None
         fn = interp.deref(fn, state) if fn is not None else None
         if not isinstance(fn, FuncVal):
             continue
@@ -436,18 +445,19 @@ def _converted(interp: Interpreter, inventory: Inventory, user_values: dict[str,
     return out
 
 
-def _find_record(interp, state: State, raised, record_cls) -> Obj | None:
+def _find_record(interp: Interpreter, state: State, raised: list[tuple[State, Any]],
+                 record_cls: Any) -> Obj | None:
     for oid in sorted(interp.snapshots):
         return Obj(record_cls, oid)
     return None
 
 
-def _last_state(raised, state: State) -> State:
+def _last_state(raised: list[tuple[State, Any]], state: State) -> State:
     states = [s for s, _ in raised]
     return join_states(states, "rejected") if states else state
 
 
-def _settings(interp, inventory: Inventory, user_values: dict[str, Any], record: Obj | None,
+def _settings(interp: Interpreter, inventory: Inventory, user_values: dict[str, Any], record: Obj | None,
               state: State, final: dict[str, Any] | None = None) -> dict[str, Setting]:
     if record is None:
         return {}
