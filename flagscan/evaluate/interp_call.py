@@ -75,7 +75,7 @@ class CallsMixin:
                     rest = unknown_of(starred, why=f"*{self._text(a[1])}")
                     continue
                 if items is None:
-                    return self._unfollowed_call(func, node, module, line, "*")
+                    return self._unfollowed_call(func, node, state, module, line, "*")
                 args.extend(items)
             else:
                 args.append(self.eval(a, state, module, line))
@@ -86,7 +86,7 @@ class CallsMixin:
                 if isinstance(value, dict) and OPEN not in value:
                     kwargs.update({str(k): v for k, v in value.items()})
                 else:
-                    return self._unfollowed_call(func, node, module, line, "**")
+                    return self._unfollowed_call(func, node, state, module, line, "**")
             else:
                 kwargs[key] = value
         if rest is not None:
@@ -108,9 +108,17 @@ class CallsMixin:
         params = fn.ir["params"]
         return any(kind == "*" for _, _, kind in params) and sum(1 for _, _, kind in params if kind == "pos") <= known
 
-    def _unfollowed_call(self, func: Any, node: Any, module: ModuleVal, line: int, star: str) -> Unknown:
+    def _unfollowed_call(self, func: Any, node: Any, state: State, module: ModuleVal, line: int, star: str) -> Any:
         """A call whose `*`/`**` arguments are not known is not made: analysed code it would
         run (and what that writes) is not followed."""
+        func = self.deref(func, state)
+        if isinstance(func, ClassVal) and not _runs_code_on_construction(func):
+            # a class built by its outside base alone (a typing.NamedTuple): no analysed code runs,
+            # the instance's fields are what the outside base keeps of arguments not known
+            obj = self.instantiate(func, [], {}, state, module, line)
+            if isinstance(obj, Obj):
+                self.handed.add(obj.oid)
+            return obj
         if not isinstance(func, (External, Unknown, Builtin)):
             return self.give_up(f"a call with {star} arguments not known ({self._text(node)[:80]})", module, line,
                                 "what the call returns or writes")
@@ -405,6 +413,16 @@ class CallsMixin:
                 return value.data["default"]
             return self.call(value.data.get("default_factory"), [], {}, state, module)
         return value
+
+
+def _runs_code_on_construction(cls: ClassVal) -> bool:
+    """Whether building an instance of `cls` runs analysed code or takes its arguments apart
+    (an `__init__`/`__new__`/`__post_init__` of an analysed class, a dataclass, an enum, an
+    exception), or the class has no outside base to build it."""
+    if cls.is_enum or cls.is_dataclass or _is_exception(cls) or not _outside_base(cls):
+        return True
+    return any(c.is_dataclass or any(n in c.attrs for n in ("__init__", "__new__", "__post_init__"))
+               for c in cls.mro())
 
 
 def _is_exception(cls: ClassVal) -> bool:

@@ -183,6 +183,11 @@ class OperatorsMixin:
                 eq = left is right or (isinstance(left, External) and isinstance(right, External)
                                        and left.path == right.path)
                 return eq if op == "==" else not eq
+            if isinstance(left, External) or isinstance(right, External):
+                # a value from outside the tree the world does not give (`torch.__version__ <
+                # "2.11.0"`, custom_all_reduce_v2.py): unknown, as for arithmetic on it
+                path = left.path if isinstance(left, External) else right.path
+                return Unknown(f"{op} on {path}", {f"runtime:{path}"})
             return self.give_up(f"ordering {op} of {type(left).__name__} and {type(right).__name__}")
         try:
             return _CMP[op](left, right)

@@ -86,3 +86,15 @@ def main():
 ''')
     assert value == ([("a.", "b."), ("language_model.mtp.", "mtp.")], 3)
     assert interp.stops == []
+
+
+def test_an_ordering_of_an_outside_value_the_world_does_not_give_is_unknown(tmp_path):
+    # 0.5.20 custom_all_reduce_v2.py: `if torch.__version__ < "2.11.0":`
+    value, interp = run(tmp_path, '''
+import torch
+
+def main():
+    return torch.__version__ < "2.11.0"
+''')
+    assert options(value) is None
+    assert interp.stops == []

@@ -150,3 +150,27 @@ def main():
     pair.first.flag = True
     return box
 ''')
+
+
+def test_a_named_tuple_built_from_arguments_not_known(tmp_path):
+    # 0.5.16 configs/custom_all_reduce_v2.py `_pack_heuristic(*args)`: `Heuristic(*arg_list)`; no
+    # analysed code runs when a NamedTuple is built, so the call is followed with its fields unknown
+    value, interp = run(tmp_path, '''
+from typing import NamedTuple
+
+class Heuristic(NamedTuple):
+    max_bytes: int
+    num_blocks: int
+
+def pack(*args):
+    arg_list = [int(p) if isinstance(p, float) else p for p in args]
+    return Heuristic(*arg_list)
+
+def main(row):
+    h = pack(*row)
+    return isinstance(h, Heuristic), h.max_bytes
+''', args=(Unknown("a row of the tuned table"),))
+    is_heuristic, field = value
+    assert is_heuristic is True
+    assert options(field) is None
+    assert interp.stops == []
