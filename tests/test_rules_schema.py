@@ -48,7 +48,7 @@ def test_world_meanings_are_known() -> None:
     prefixes = ("const:", "unknown:", "gpu.", "env.", "path.", "nvml:", "model.")
     plain = {"partial", "decorator", "logger", "log", "package", "empty", "subprocess", "subprocess_output", "fields",
              "is_dataclass", "pure", "regex", "copy", "defstruct", "struct_fields", "struct_field", "type_hints",
-             "get_origin", "get_args", "raw_setattr", "raw_getattr", "wraps", "contextmanager",
+             "get_origin", "get_args", "raw_setattr", "raw_getattr", "wraps", "contextmanager", "defaultdict",
              "package.version", "version.parse"}
     for meaning in meanings:
         assert meaning in plain or meaning.startswith(prefixes), meaning
@@ -70,7 +70,13 @@ def test_startup_entries() -> None:
         assert {"name", "phase", "class", "args"} <= set(entry) and entry["phase"] in ("startup", "serving")
         assert entry["class"].startswith("sglang.") and entry["class"].count(".") >= 2
         steps = entry.get("prelude", [])
-        for value in [*entry["args"].values(), *(v for s in steps for v in s["args"].values())]:
+        values = [*entry["args"].values(), *(v for s in steps for v in s["args"].values())]
+        while values:
+            value = values.pop()
+            if isinstance(value, dict):  # an instance of a tree class: { class, args }
+                assert set(value) <= {"class", "args"} and value["class"].startswith("sglang."), value
+                values.extend(value.get("args", {}).values())
+                continue
             assert value == "record" or value.split(":", 1)[0] in ("const", "unknown"), value
         assert all(s["function"].startswith("sglang.") for s in steps)
         assert all(isinstance(m, str) and m.isidentifier() for m in entry.get("then", []))

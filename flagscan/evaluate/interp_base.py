@@ -6,7 +6,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from flagscan.evaluate.values import External, Unknown
+from flagscan.evaluate.values import External, Maybe, Unknown
 
 
 class Dead(Exception):
@@ -38,6 +38,10 @@ def truth(value: Any) -> bool | None:
                 return ts.pop()
         return value.truth
     if isinstance(value, (list, tuple, dict, set, frozenset, str)):
+        # a container whose every element (dict: entry) exists on some paths only may be empty
+        items = value.values() if isinstance(value, dict) else value if isinstance(value, (list, tuple)) else ()
+        if value and items and all(isinstance(v, Maybe) for v in items):
+            return None
         return len(value) > 0
     if isinstance(value, (int, float, bool)) or value is None:
         return bool(value)

@@ -262,6 +262,9 @@ class World:
             if args and isinstance(args[0], (FuncVal, PartialVal, ClassVal)) and not kwargs:
                 return apply(args[0])
             return Builtin("decorator", lambda i, s, a, k, m, l: apply(a[0]) if a else None)
+        if meaning == "defaultdict":
+            from flagscan.evaluate.builtins_collections import defaultdict
+            return defaultdict(interp, state, list(args), dict(kwargs), module, line)
         if meaning in ("wraps", "contextmanager"):
             from flagscan.evaluate.builtins import contextmanager, wraps
             return (wraps if meaning == "wraps" else contextmanager)(args[0] if args else None)

@@ -228,7 +228,9 @@ def startup_world(world: World, root: Path, rules: dict[str, Any]) -> StartupWor
                         registries=_Registries(root, rules.get("registry", [])))
 
 
-def _value(spec: str, record: Any) -> Any:
+def _value(spec: str | dict[str, Any], record: Any, interp: Any = None, state: State | None = None) -> Any:
+    if isinstance(spec, dict):
+        return _instance(spec, record, interp, state)
     if spec == "record":
         return record
     kind, _, text = spec.partition(":")
@@ -241,6 +243,21 @@ def _value(spec: str, record: Any) -> Any:
     raise ValueError(f"rules/startup.toml: unknown argument value {spec!r}")
 
 
+def _instance(spec: dict[str, Any], record: Any, interp: Any, state: State | None) -> Any:
+    """`{ class = "dotted", args = {...} }`: an instance of that tree class built with the arguments
+    its constructor has a parameter for; unknown where the release does not define the class."""
+    module_name, _, name = spec["class"].rpartition(".")
+    if interp is None or state is None or not interp.store.module_file(module_name):
+        return Unknown(f"{spec['class']} (not in this release)", {f"runtime:{spec['class']}"})
+    module = interp.import_module(module_name, state)
+    cls = interp.deref(module.globals.get(name), state) if isinstance(module, ModuleVal) else None
+    if not isinstance(cls, ClassVal):
+        return Unknown(f"{spec['class']} (not in this release)", {f"runtime:{spec['class']}"})
+    fields = {n for n, _ in cls.dataclass_fields()} | (_params(cls) or set())
+    kwargs = {k: _value(v, record, interp, state) for k, v in spec.get("args", {}).items() if k in fields}
+    return interp.call(cls, [], kwargs, state, module)
+
+
 def _prelude(interp, state: State, record: Obj, step: dict[str, Any]) -> None:
     module_name, _, name = step["function"].rpartition(".")
     if not interp.store.module_file(module_name):
@@ -250,7 +267,7 @@ def _prelude(interp, state: State, record: Obj, step: dict[str, Any]) -> None:
     if not isinstance(fn, FuncVal):
         return
     names = {p[0] for p in fn.ir["params"]}
-    kwargs = {k: _value(v, record) for k, v in step.get("args", {}).items() if k in names}
+    kwargs = {k: _value(v, record, interp, state) for k, v in step.get("args", {}).items() if k in names}
     interp.call(fn, [], kwargs, state, module)
 
 
@@ -278,6 +295,7 @@ def run_entries(interp, state: State, record: Obj, rules: dict[str, Any]) -> Sta
     before = sum(1 for _ in state.events)
     resolved = dict(state.attrs(record.oid))
     interp.read_record = record.oid  # flagscan/evaluate/startup/serving.py SettingReads
+    interp.config_properties = True  # flagscan/evaluate/startup/config_props.py (not during the resolution)
     for entry in rules.get("entry", []):
         module_name, _, cls_name = entry["class"].rpartition(".")
         module = interp.import_module(module_name, state)

@@ -1,0 +1,96 @@
+"""evaluate: `collections.defaultdict` over abstract values (rules/world.toml [python] "defaultdict").
+
+SGLang picks classes by device through a defaultdict: 0.5.5-0.5.23 ModelRunner.init_device_graphs
+builds `defaultdict(lambda: CudaGraphRunner, {"cpu": CPUGraphRunner, "npu": NPUGraphRunner})`
+and calls `graph_runners[self.device](self)`. The defaultdict is an instance whose entries live
+on the heap (so each path sees its own); a key it holds gives its value, a key it does not hold
+gives what `default_factory()` returns, called then and kept as Python's `__missing__` does, and
+without a factory a KeyError is raised. A key not known gives an unknown value: which entry it
+is, or whether the factory runs, is not decided. What the model does not define (iteration,
+`len`, `in`) is unknown, as for any outside object.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from flagscan.evaluate.values import Builtin, ClassVal, ExcVal, External, Maybe, ModuleVal, Obj, Unknown, has_unknown
+
+_DATA = "\0entries"      # the heap attribute that holds the entries (no Python name can be it)
+_FACTORY = "default_factory"
+
+
+def defaultdict(interp: Any, state: Any, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+                line: int) -> Any:
+    """`defaultdict(factory=None, mapping=(), **entries)`: an instance with those entries."""
+    factory = args[0] if args else None
+    initial = args[1] if len(args) > 1 else {}
+    if len(args) > 2 or not isinstance(initial, dict) or has_unknown(list(initial)) or any(
+            isinstance(v, Maybe) for v in initial.values()):
+        return Unknown("collections.defaultdict(...) of entries not known", {"runtime:collections.defaultdict"})
+    entries = {**initial, **kwargs}
+    obj = interp.new_obj(_class(module), state, {_FACTORY: factory, _DATA: entries})
+    # a method read off the instance is not bound by the interpreter: this one is bound here
+    state.writable(obj.oid)["get"] = Builtin("defaultdict.get", lambda i, s, a, k, m, l: _get(i, s, [obj, *a], k, m, l))
+    return obj
+
+
+_CLASSES: dict[str, ClassVal] = {}
+
+
+def _class(module: ModuleVal) -> ClassVal:
+    cls = _CLASSES.get(module.name)
+    if cls is None:
+        cls = _CLASSES[module.name] = ClassVal("defaultdict", module, None, [External("collections.defaultdict")], {
+            "__getitem__": Builtin("defaultdict.__getitem__", _getitem),
+            "__setitem__": Builtin("defaultdict.__setitem__", _setitem),
+        })
+    return cls
+
+
+def _entries(state: Any, obj: Obj) -> dict[Any, Any]:
+    entries = state.attrs(obj.oid).get(_DATA)
+    return entries if isinstance(entries, dict) else {}
+
+
+def _getitem(interp: Any, state: Any, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+    obj, key = args[0], args[1]
+    entries = _entries(state, obj)
+    if has_unknown(key):
+        return Unknown("defaultdict[a key not known]", frozenset(getattr(key, "needs", ())))
+    if key in entries:
+        return entries[key]
+    if isinstance(key, External):
+        # another dotted path may name one of the keys (`torch.half` is `torch.float16`)
+        return Unknown(f"defaultdict[{key.path}]", {f"runtime:{key.path}"})
+    factory = state.attrs(obj.oid).get(_FACTORY)
+    if factory is None:
+        interp._raise_here(state, ExcVal("KeyError", key))
+    if isinstance(factory, Unknown):
+        return Unknown("defaultdict(...)'s default_factory()", factory.needs)
+    value = interp.call(factory, [], {}, state, module)
+    # __missing__ keeps what the factory made under the key
+    state.writable(obj.oid)[_DATA] = {**_entries(state, obj), key: value}
+    return value
+
+
+def _setitem(interp: Any, state: Any, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+    obj, key, value = args[0], args[1], args[2]
+    if has_unknown(key):
+        # any entry may now be the one written: none is known any more
+        state.writable(obj.oid)[_DATA] = {}
+        state.writable(obj.oid)[_FACTORY] = Unknown("defaultdict after a store under a key not known",
+                                                   frozenset(getattr(key, "needs", ())))
+        return None
+    state.writable(obj.oid)[_DATA] = {**_entries(state, obj), key: value}
+    return None
+
+
+def _get(interp: Any, state: Any, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+    """`.get(key, default=None)` does not call the factory."""
+    obj, key = args[0], args[1] if len(args) > 1 else kwargs.get("key")
+    default = args[2] if len(args) > 2 else kwargs.get("default")
+    if has_unknown(key) or isinstance(state.attrs(obj.oid).get(_FACTORY), Unknown):
+        return Unknown("defaultdict.get(...)", frozenset(getattr(key, "needs", ())))
+    entries = _entries(state, obj)
+    return entries[key] if key in entries else default
