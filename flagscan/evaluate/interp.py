@@ -44,6 +44,7 @@ from flagscan.evaluate.values import (
     ModuleVal,
     Obj,
     Outside,
+    OutsideAttr,
     Unknown,
     unknown_of,
 )
@@ -363,7 +364,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                 if _outside(value) and (before is None or isinstance(before, Outside)):
                     # every entry written under a key not known is outside code's object (a ctypes
                     # library cached under its path): a read of one is too (interp_expr.subscript)
-                    container[OPEN] = Outside(container[OPEN].why, container[OPEN].needs)
+                    kind = OutsideAttr if isinstance(value, OutsideAttr) or isinstance(before, OutsideAttr) else Outside
+                    container[OPEN] = kind(container[OPEN].why, None, container[OPEN].needs) if kind is OutsideAttr \
+                        else Outside(container[OPEN].why, container[OPEN].needs)
                 return
             try:
                 container[key] = value

@@ -24,6 +24,7 @@ from flagscan.evaluate.values import (
     ModuleVal,
     Obj,
     Outside,
+    OutsideAttr,
     PartialVal,
     Raised,
     Unknown,
@@ -201,9 +202,13 @@ class CallsMixin:
         if isinstance(func, Unknown):
             if func.options and len(func.options) <= _OPTION_CALLS and all(_callable(o) for o in func.options):
                 return self._call_options(func, args, kwargs, state, module, node, line)
-            # what a method of outside code's object returns is outside code's object too
-            return (Outside if isinstance(func, Outside) else Unknown)(self._text(node) if node else func.why,
-                                                                       func.needs)
+            if isinstance(func, OutsideAttr) and func.oid is not None and any(
+                    model_value(v) for v in [*args, *kwargs.values()]):
+                self.handed.add(func.oid)   # `self.add_module(name, obj)`: the outside base keeps obj
+            if isinstance(func, Outside):
+                # what a method of outside code's object returns is outside code's object too
+                return self.derived(func, self._text(node) if node else func.why, state)
+            return Unknown(self._text(node) if node else func.why, func.needs)
         return self.give_up(f"a call of a {type(func).__name__} ({self._text(node) if node else '?'})", module, line)
 
     def _consumed(self, value: Any, state: State, module: ModuleVal) -> Any:

@@ -24,6 +24,7 @@ from flagscan.evaluate.values import (
     ModuleVal,
     Obj,
     Outside,
+    OutsideAttr,
     SuperVal,
     Unknown,
     has_unknown,
@@ -57,7 +58,9 @@ class ExpressionsMixin:
             if isinstance(value, Unknown) and base.needs:
                 value = Unknown(value.why, value.needs | base.needs, value.options, value.truth)
             if isinstance(value, Unknown) and all(isinstance(v, Outside) for v in values):
-                value = Outside(value.why, value.needs)  # outside code's objects, each of them
+                # outside code's objects, each of them
+                value = (OutsideAttr(value.why, None, value.needs) if any(isinstance(v, OutsideAttr) for v in values)
+                         else Outside(value.why, value.needs))
             return value
         if isinstance(base, Unknown) and _strings(base):
             # a method of one of a few known strings (`load_format.lower()` on "auto" or
@@ -68,7 +71,9 @@ class ExpressionsMixin:
             return value
         if isinstance(base, Unknown):
             # an attribute of outside code's object is outside code's too
-            return (Outside if isinstance(base, Outside) else Unknown)(f"{base.why}.{attr}", base.needs)
+            if isinstance(base, Outside):
+                return self.derived(base, f"{base.why}.{attr}", state)
+            return Unknown(f"{base.why}.{attr}", base.needs)
         if isinstance(base, Obj):
             attrs = state.attrs(base.oid)
             if attr in attrs:
@@ -86,10 +91,10 @@ class ExpressionsMixin:
             found, hook = base.cls.lookup("__getattr__")
             if found and isinstance(hook, FuncVal):
                 return self.call(BoundMethod(hook, base), [attr], {}, state, module)
-            if _outside_base(base.cls) and base.oid not in self.handed and not _holds_model_objects(state.attrs(base.oid)):
+            if _outside_base(base.cls) and base.oid not in self.handed:
                 # neither the instance nor an analysed class has it: the outside base makes it
                 # (pynccl_wrapper.py's `ncclUniqueId(ctypes.Structure)`: `internal` from `_fields_`)
-                return Outside(f"{base.cls.name}.{attr}")
+                return OutsideAttr(f"{base.cls.name}.{attr}", base.oid)
             return Unknown(f"{base.cls.name}.{attr}")
         if isinstance(base, ClassVal):
             found, value = base.lookup(attr)
@@ -183,6 +188,15 @@ class ExpressionsMixin:
             return Builtin("dict.fromkeys", _dict_fromkeys)
         return Unknown(f"{type(base).__name__}.{attr}")
 
+    def derived(self, base: Outside, why: str, state: State) -> Unknown:
+        """What an attribute, item, element or call result of outside code's object `base` is:
+        outside code's too, unless `base` is an attribute of an instance that holds (or whose
+        outside base was given) the model's objects, which it may give back."""
+        if isinstance(base, OutsideAttr) and (base.oid is None or base.oid in self.handed
+                                              or _holds_model_objects(state.attrs(base.oid))):
+            return Unknown(why, base.needs)
+        return Outside(why, base.needs)
+
     def builtins_attr(self, base: Any, attr: str) -> Any:
         from flagscan.evaluate.builtins import method_of
 
@@ -270,7 +284,7 @@ class ExpressionsMixin:
 
     def subscript(self, base, index, state, module, node=None):
         if isinstance(base, Outside):
-            return Outside(self._text(node) if node else f"{base.why}[...]", base.needs)
+            return self.derived(base, self._text(node) if node else f"{base.why}[...]", state)
         if isinstance(base, External) and f"{base.path}[?]" in self.external_writes:
             return Unknown(f"{base.path}[...] (written under a key not known)", {f"runtime:{base.path}"})
         if isinstance(base, External) and _hashable_key(index) and _item_path(base, index) in self.external_writes:
@@ -280,7 +294,10 @@ class ExpressionsMixin:
                 for k, v in base.items()):
             # any entry, each outside code's object (a cache of ctypes libraries under a path not known)
             needs = frozenset().union(*(getattr(v, "needs", frozenset()) for v in base.values()))
-            return Outside(self._text(node) if node else "subscript", needs | index.needs)
+            why = self._text(node) if node else "subscript"
+            if any(isinstance(v.value if isinstance(v, Maybe) else v, OutsideAttr) for v in base.values()):
+                return OutsideAttr(why, None, needs | index.needs)   # what it holds may be the model's
+            return Outside(why, needs | index.needs)
         if isinstance(base, EnvView):
             return self.world.env_get(index)  # open: a missing variable is unknown, not a KeyError
         if isinstance(base, ConfigView):
@@ -308,7 +325,9 @@ class ExpressionsMixin:
             return unknown_of(base, index, why=self._text(node) if node else "subscript")
         if isinstance(base, dict) and OPEN in base and not _has_key(base, index):
             if isinstance(base[OPEN], Outside):
-                return Outside(self._text(node) if node else "subscript", base[OPEN].needs)
+                return OutsideAttr(self._text(node) if node else "subscript", None, base[OPEN].needs) \
+                    if isinstance(base[OPEN], OutsideAttr) else Outside(self._text(node) if node else "subscript",
+                                                                        base[OPEN].needs)
             return unknown_of(base[OPEN], why=self._text(node) if node else "subscript")
         if isinstance(base, dict) and isinstance(index, External) and not _has_key(base, index):
             # another dotted path may name one of the keys (`torch.float` is `torch.float32`):

@@ -481,7 +481,7 @@ def _element_of(iterable: Any, text: str) -> Unknown:
                     elements.append(e)
         if 0 < len(elements) <= 128:
             return Unknown(f"element of {text}", iterable.needs, tuple(elements))
-    if isinstance(iterable, Outside):
+    if type(iterable) is Outside:
         return Outside(f"element of {text}", iterable.needs)  # what outside code's object yields
     return Unknown(f"element of {text}", iterable.needs if isinstance(iterable, Unknown) else frozenset())
 

@@ -51,6 +51,19 @@ class Outside(Unknown):
     __slots__ = ()
 
 
+class OutsideAttr(Outside):
+    """An attribute that an outside base makes on the instance `oid` (None: on one of several):
+    outside code's object itself, but what it holds, gives or returns may be the model's objects
+    when the instance holds them (torch.nn.Module keeps the submodules analysed code assigned in
+    its `_modules`, and `modules()` yields them): interp_expr.derived decides."""
+
+    __slots__ = ("oid",)
+
+    def __init__(self, why: str, oid: int | None, needs: frozenset[str] | set[str] | tuple = ()) -> None:
+        super().__init__(why, needs)
+        self.oid = oid
+
+
 def unknown_of(*values: Any, why: str = "") -> Unknown:
     """An Unknown carrying the needs of every Unknown among `values`."""
     needs: set[str] = set()
@@ -59,7 +72,7 @@ def unknown_of(*values: Any, why: str = "") -> Unknown:
         if isinstance(v, Unknown):
             needs |= v.needs
             reasons.append(v.why)
-    if values and all(isinstance(v, Outside) for v in values):
+    if values and all(type(v) is Outside for v in values):
         return Outside(why or reasons[0], needs)  # computed from outside code's objects alone
     return Unknown(why or (reasons[0] if reasons else "?"), needs)
 

@@ -106,7 +106,7 @@ def main():
 def test_strict_mode_raises_where_the_interpreter_gives_up(tmp_path, monkeypatch):
     source = '''
 def gen():
-    yield from [1]
+    total = 1 + (yield from [1])
 
 def main():
     return list(gen())

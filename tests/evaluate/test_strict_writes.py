@@ -174,3 +174,50 @@ def main(row):
     assert is_heuristic is True
     assert options(field) is None
     assert interp.stops == []
+
+
+def test_a_parameter_the_outside_base_made_is_written_through(tmp_path):
+    # 0.5.8 models/qwen3_next.py: `self.conv1d.weight.data = self.conv1d.weight.data.unsqueeze(1)`
+    # on a layer (an nn.Module holding the model's objects) whose weight torch registered
+    value, interp = run(tmp_path, '''
+import torch
+
+class QuantMethod:
+    pass
+
+class ColumnParallelLinear(torch.nn.Module):
+    def __init__(self):
+        self.quant_method = QuantMethod()
+        self.register_parameter("weight", torch.nn.Parameter(torch.empty(4)))
+
+class Mixer:
+    def __init__(self):
+        self.conv1d = ColumnParallelLinear()
+        self.conv1d.weight.data = self.conv1d.weight.data.unsqueeze(1)
+        self.ready = True
+
+def main():
+    return Mixer().ready
+''')
+    assert value is True
+    assert interp.stops == []
+
+
+def test_a_submodule_handed_to_the_outside_base_is_not_taken_as_outside(tmp_path):
+    # `self.add_module(name, part)`: torch keeps `part`, and `self.block` gives it back
+    with pytest.raises(GaveUp):
+        run(tmp_path, '''
+import torch
+
+class Part:
+    pass
+
+class Model(torch.nn.Module):
+    def __init__(self):
+        self.add_module("block", Part())
+
+def main():
+    model = Model()
+    model.block.flag = True
+    return model
+''')
