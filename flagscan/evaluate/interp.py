@@ -402,7 +402,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         elif isinstance(container, Unknown) and _candidates(container):
             # one of a few containers (joined paths): each may be the one written, so each
             # entry may hold its old value or the new one
-            for option in container.options:
+            for option in container.options or ():
                 self._store_maybe(option, key, value, state, module, line)
         else:
             self.give_up(f"item assignment into {getattr(container, 'why', type(container).__name__)}",
@@ -421,7 +421,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         elif isinstance(container, dict) and not isinstance(key, Unknown) and _hashable(key):
             container[key] = Maybe(value)  # the key is there on some paths only
         elif isinstance(container, dict):
-            open_dict(container, value, key.needs if isinstance(key, Unknown) else ())
+            open_dict(container, value, key.needs if isinstance(key, Unknown) else frozenset())
         elif isinstance(container, list) and isinstance(key, int) and not isinstance(key, bool) \
                 and -len(container) <= key < len(container):
             container[key] = join_values([container[key], value], "an element written on some paths")
@@ -457,11 +457,11 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
             # the view gets its own dict, the given config.json stays as read
             obj.data = {**obj.data, attr: value}
         elif isinstance(obj, Unknown) and _candidates(obj) and all(
-                o is None or isinstance(o, (Obj, External, Unknown)) for o in obj.options):
+                o is None or isinstance(o, (Obj, External, Unknown)) for o in obj.options or ()):
             # one of several objects (joined paths): each may be the one written, so each
             # attribute may hold its old value or the new one (a None option raises instead;
             # an outside one, and one that stands for a fact not given, are not the model's)
-            for option in obj.options:
+            for option in obj.options or ():
                 if isinstance(option, Obj):
                     old = state.attrs(option.oid).get(attr, Unknown(f"{attr} not set"))
                     joined = join_values([old, value], f"{obj.why}.{attr} written")
@@ -542,7 +542,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
 
 def _candidates(value: Unknown) -> bool:
     """One of a few values known each (a join of paths), so a write through it can reach each."""
-    return bool(value.options) and len(value.options) <= 8
+    return value.options is not None and 0 < len(value.options) <= 8
 
 
 def _hashable(key: Any) -> bool:

@@ -59,7 +59,7 @@ class OutsideAttr(Outside):
 
     __slots__ = ("oid",)
 
-    def __init__(self, why: str, oid: int | None, needs: frozenset[str] | set[str] | tuple = ()) -> None:
+    def __init__(self, why: str, oid: int | None, needs: frozenset[str] | set[str] | tuple[str, ...] = ()) -> None:
         super().__init__(why, needs)
         self.oid = oid
 
