@@ -145,6 +145,10 @@ class CallsMixin:
             return func.fn(self, state, args, kwargs, module, line)
         if isinstance(func, ClassVal):
             return self.instantiate(func, args, kwargs, state, module, line)
+        if isinstance(func, Obj):
+            found, method = func.cls.lookup("__call__")
+            if found and isinstance(method, FuncVal):   # an instance of an analysed class with its own __call__
+                return self.call(BoundMethod(method, func), args, kwargs, state, module, node, line)
         if isinstance(func, PartialVal):
             return self.call(func.func, list(func.args) + list(args), {**func.kwargs, **kwargs}, state, module, node, line)
         if isinstance(func, Memo):

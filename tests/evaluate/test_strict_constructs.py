@@ -531,3 +531,24 @@ def main():
 ''', env_open=True)
     found = options(value)
     assert found is None or (None in found and "set" in found and len(found) == 3), found
+
+
+def test_an_instance_with_its_own_call_method_is_called(tmp_path):
+    # layers/logits_processor.py-style callables: `self.logits_processor(input_ids, hidden_states)`
+    # on an instance whose class defines __call__
+    value, interp = run(tmp_path, '''
+class Scale:
+    def __init__(self, k):
+        self.k = k
+        self.calls = 0
+
+    def __call__(self, x, *, bias=0):
+        self.calls += 1
+        return x * self.k + bias
+
+def main():
+    scale = Scale(3)
+    return scale(2), scale(1, bias=1), scale.calls
+''')
+    assert value == (6, 4, 2)
+    assert interp.stops == []
