@@ -70,14 +70,20 @@ def test_startup_entries() -> None:
         assert {"name", "phase", "class", "args"} <= set(entry) and entry["phase"] in ("startup", "serving")
         assert entry["class"].startswith("sglang.") and entry["class"].count(".") >= 2
         steps = entry.get("prelude", [])
-        values = [*entry["args"].values(), *(v for s in steps for v in s["args"].values())]
+        values = [*entry["args"].values(), *entry.get("attributes", {}).values(),
+                  *(v for s in steps for v in s["args"].values())]
+        assert "method" not in entry or entry["method"].isidentifier()
         while values:
             value = values.pop()
+            if isinstance(value, dict) and "call" in value:  # what a tree function returns: { call, args }
+                assert set(value) <= {"call", "args"} and value["call"].startswith("sglang."), value
+                values.extend(value.get("args", []))
+                continue
             if isinstance(value, dict):  # an instance of a tree class: { class, args }
                 assert set(value) <= {"class", "args"} and value["class"].startswith("sglang."), value
                 values.extend(value.get("args", {}).values())
                 continue
-            assert value == "record" or value.split(":", 1)[0] in ("const", "unknown"), value
+            assert value == "record" or value.split(":", 1)[0] in ("const", "unknown", "setting", "entry"), value
         assert all(s["function"].startswith("sglang.") for s in steps)
         assert all(isinstance(m, str) and m.isidentifier() for m in entry.get("then", []))
     for registry in data["registry"]:

@@ -78,6 +78,11 @@ def _pure(name: str, fn):
                            if isinstance(o, (list, tuple, dict)))
             if copies and len(copies) == len([o for o in args[0].options if o is not None]):
                 return Unknown(f"{name}({args[0].why})", args[0].needs, copies)
+        if name == "dict" and kwargs and (not args or (len(args) == 1 and isinstance(args[0], dict)
+                                                       and not _open(args[0]))):
+            # dict(a=x, b=y) / dict(d, a=x): its keys are known, unknown values stay elements
+            # (scheduler.py maybe_init_draft_worker: dict(server_args=..., nccl_port=<not known>))
+            return {**(args[0] if args else {}), **kwargs}
         if name in _COPIES and len(args) == 1 and not kwargs and isinstance(args[0], (list, tuple, dict)):
             # A copy keeps unknown elements as they are.
             if name == "dict" and isinstance(args[0], dict):
@@ -85,7 +90,10 @@ def _pure(name: str, fn):
             if name in ("list", "tuple") and not isinstance(args[0], dict):
                 return list(args[0]) if name == "list" else tuple(args[0])
         if name in _STRUCTURAL and args and all(isinstance(a, (list, tuple, range)) for a in args) and not kwargs:
-            result = fn(*args)
+            try:
+                result = fn(*args)
+            except (TypeError, ValueError) as exc:  # Python raises here (dict() of non-pairs); not followed
+                return interp.give_up(f"{name}(...) raised {type(exc).__name__}", module, line)
             return list(result) if name in ("reversed", "enumerate", "zip") else result
         if any(has_unknown(a) for a in args) or any(has_unknown(v) for v in kwargs.values()):
             if name == "len" and args and isinstance(args[0], (list, tuple, dict, set)) \
@@ -202,13 +210,23 @@ def _config_isinstance(interp, state, view: ConfigView, t: ClassVal) -> bool | N
     otherwise; a transformers class is never an instance of a class of the SGLang tree.
     Sub-configs (text_config...) are built by their parent's class: unknown unless their
     model_type is registered too."""
+    cls = config_class(interp, state, view)
+    if isinstance(cls, ClassVal):
+        return t in cls.mro()
+    return cls
+
+
+def config_class(interp, state, view: ConfigView) -> ClassVal | bool | None:
+    """The SGLang config class get_config builds for a config loaded from config.json: the
+    class (a ClassVal), False when it is a transformers class (none of the tree's), None when
+    not known."""
     model_type = view.data.get("model_type")
     registry = interp.world.config_registry(interp, state) if isinstance(model_type, str) else None
     if registry is None:
         return None
     cls = registry.get(model_type)
     if isinstance(cls, ClassVal):
-        return t in cls.mro()
+        return cls
     # the config.json itself (not a sub-config): its own model_type (copies of it keep that)
     model = interp.world.model
     if model is None or not model.complete or not isinstance(model.config, dict):
@@ -222,7 +240,7 @@ def _config_isinstance(interp, state, view: ConfigView, t: ClassVal) -> bool | N
         return None
     for key, sub in model.config.items():
         if isinstance(sub, dict) and sub.get("model_type") == model_type and isinstance(subs.get(key), ClassVal):
-            return t in subs[key].mro()
+            return subs[key]
     return None
 
 

@@ -60,10 +60,12 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
     world = startup_world(World(scenario.gpu, dict(scenario.env), scenario.model, model_path,
                                 dists=getattr(scenario, "packages", None)), Path(root), srules)
 
+    from flagscan.evaluate.startup.config_props import ConfigProperties
     from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_self
     from flagscan.evaluate.startup.serving import BatchAsserts, SettingReads
 
-    class Interp(SurvivalTracking, GlobalWrites, BatchAsserts, SettingReads, OutsideBaseMethods, _Resolver):
+    class Interp(SurvivalTracking, GlobalWrites, BatchAsserts, SettingReads, ConfigProperties, OutsideBaseMethods,
+                 _Resolver):
         returns_self = outside_self(srules)
 
     run = run_entry(ModuleStore(root, cache_dir), inventory, given, world, rules, Interp)

@@ -125,6 +125,12 @@ class StartupWorld(World):
             answer = self.registries.answer(fn.qualname, list(args), dict(kwargs))
             if answer is not NotImplemented:
                 return answer
+        if self.sglang.get(fn.qualname) == "model.hf_config":
+            # the config.json given is the --model-path model's: another model's (the draft
+            # model of speculative decoding, loaded by the draft worker) is not known
+            path = args[0] if args else kwargs.get("model", kwargs.get("model_path"))
+            if isinstance(path, str) and isinstance(self.model_path, str) and path != self.model_path:
+                return Unknown(f"the config.json of {path}", {"model:other"})
         return super().function_override(interp, fn, args, kwargs, state)
 
 
@@ -228,9 +234,12 @@ def startup_world(world: World, root: Path, rules: dict[str, Any]) -> StartupWor
                         registries=_Registries(root, rules.get("registry", [])))
 
 
-def _value(spec: str | dict[str, Any], record: Any, interp: Any = None, state: State | None = None) -> Any:
+def _value(spec: str | dict[str, Any], record: Any, interp: Any = None, state: State | None = None,
+           built: dict[str, Any] | None = None) -> Any:
     if isinstance(spec, dict):
-        return _instance(spec, record, interp, state)
+        if "call" in spec:
+            return _call_value(spec, record, interp, state, built)
+        return _instance(spec, record, interp, state, built)
     if spec == "record":
         return record
     kind, _, text = spec.partition(":")
@@ -240,10 +249,52 @@ def _value(spec: str | dict[str, Any], record: Any, interp: Any = None, state: S
         if text in ("none", "true", "false"):
             return {"none": None, "true": True, "false": False}[text]
         return int(text) if re.fullmatch(r"-?\d+", text) else text
+    if kind == "setting" and state is not None and isinstance(record, Obj):
+        return state.attrs(record.oid).get(text, Unknown(f"setting {text}", {f"setting:{text}"}))
+    if kind == "entry" and state is not None:
+        # what an earlier entry built, or an attribute of it (`entry:TP worker.model_runner`)
+        name, *path = text.split(".")
+        value = (built or {}).get(name, Unknown(f"the {name} (not built)", {f"runtime:{name}"}))
+        for attr in path:
+            value = interp.deref(value, state) if interp is not None else value
+            value = state.attrs(value.oid).get(attr, Unknown(f"{name}.{attr}", {f"runtime:{name}"})) \
+                if isinstance(value, Obj) else Unknown(f"{name}.{attr}", {f"runtime:{name}"})
+        return value
     raise ValueError(f"rules/startup.toml: unknown argument value {spec!r}")
 
 
-def _instance(spec: dict[str, Any], record: Any, interp: Any, state: State | None) -> Any:
+def _dotted(interp: Any, state: State, dotted: str) -> tuple[Any, ModuleVal | None]:
+    """The tree object a dotted path names (a module's global, then its attributes), and its module."""
+    parts = dotted.split(".")
+    for cut in range(len(parts) - 1, 0, -1):
+        module_name = ".".join(parts[:cut])
+        if not interp.store.module_file(module_name):
+            continue
+        module = interp.import_module(module_name, state)
+        if not isinstance(module, ModuleVal):
+            return None, None
+        value = interp.deref(module.globals.get(parts[cut]), state)
+        for attr in parts[cut + 1:]:
+            if value is None or isinstance(value, Unknown):
+                return None, None
+            value = interp.getattr(value, attr, state, module)
+        return value, module
+    return None, None
+
+
+def _call_value(spec: dict[str, Any], record: Any, interp: Any, state: State | None,
+                built: dict[str, Any] | None) -> Any:
+    """`{ call = "dotted", args = [...] }`: what that tree function returns for the arguments;
+    unknown where the release does not define it."""
+    fn, module = _dotted(interp, state, spec["call"]) if interp is not None and state is not None else (None, None)
+    if fn is None or isinstance(fn, Unknown) or module is None:
+        return Unknown(f"{spec['call']} (not in this release)", {f"runtime:{spec['call']}"})
+    args = [_value(v, record, interp, state, built) for v in spec.get("args", [])]
+    return interp.call(fn, args, {}, state, module)
+
+
+def _instance(spec: dict[str, Any], record: Any, interp: Any, state: State | None,
+              built: dict[str, Any] | None = None) -> Any:
     """`{ class = "dotted", args = {...} }`: an instance of that tree class built with the arguments
     its constructor has a parameter for; unknown where the release does not define the class."""
     module_name, _, name = spec["class"].rpartition(".")
@@ -254,7 +305,7 @@ def _instance(spec: dict[str, Any], record: Any, interp: Any, state: State | Non
     if not isinstance(cls, ClassVal):
         return Unknown(f"{spec['class']} (not in this release)", {f"runtime:{spec['class']}"})
     fields = {n for n, _ in cls.dataclass_fields()} | (_params(cls) or set())
-    kwargs = {k: _value(v, record, interp, state) for k, v in spec.get("args", {}).items() if k in fields}
+    kwargs = {k: _value(v, record, interp, state, built) for k, v in spec.get("args", {}).items() if k in fields}
     return interp.call(cls, [], kwargs, state, module)
 
 
@@ -296,6 +347,7 @@ def run_entries(interp, state: State, record: Obj, rules: dict[str, Any]) -> Sta
     resolved = dict(state.attrs(record.oid))
     interp.read_record = record.oid  # flagscan/evaluate/startup/serving.py SettingReads
     interp.config_properties = True  # flagscan/evaluate/startup/config_props.py (not during the resolution)
+    built: dict[str, Any] = {}  # entry name -> what it built (an "entry:NAME" value of a later entry)
     for entry in rules.get("entry", []):
         module_name, _, cls_name = entry["class"].rpartition(".")
         module = interp.import_module(module_name, state)
@@ -307,7 +359,9 @@ def run_entries(interp, state: State, record: Obj, rules: dict[str, Any]) -> Sta
         if params is None:
             result.stopped.append(f"{entry['class']}.__init__ not found: the {entry['name']} was not followed")
             continue
-        kwargs = {k: _value(v, record) for k, v in entry.get("args", {}).items() if k in params}
+        method = entry.get("method")
+        if method and not isinstance(cls.lookup(method)[1], FuncVal):
+            continue  # the release's class has no such step: nothing is built there
         interp.steps = 0
         interp.notes = []
         completed = True
@@ -315,7 +369,16 @@ def run_entries(interp, state: State, record: Obj, rules: dict[str, Any]) -> Sta
         try:
             for step in entry.get("prelude", []):
                 _prelude(interp, state, record, step)
-            instance = interp.call(cls, [], kwargs, state, module)
+            if method:
+                # a method of an object whose constructor is not run: it holds the given attributes
+                attrs = {k: _value(v, record, interp, state, built) for k, v in entry.get("attributes", {}).items()}
+                instance = interp.new_obj(cls, state, attrs)
+                interp.call(interp.getattr(instance, method, state, module), [], {}, state, module)
+            else:
+                kwargs = {k: _value(v, record, interp, state, built) for k, v in entry.get("args", {}).items()
+                          if k in params}
+                instance = interp.call(cls, [], kwargs, state, module)
+            built[entry["name"]] = instance
             for name in entry.get("then", []):
                 _then(interp, state, instance, name, module)
         except Dead:
