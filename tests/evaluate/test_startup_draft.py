@@ -138,3 +138,24 @@ def test_a_dict_of_items_that_are_not_pairs_is_not_followed_rather_than_a_crash(
     assert isinstance(module, ModuleVal)
     value = interp.call(interp.deref(module.globals["main"], state), [], {}, state, module)
     assert isinstance(value, Unknown)
+
+
+def test_the_config_json_given_is_the_model_paths_not_the_draft_models(tmp_path) -> None:
+    from flagscan.evaluate.startup.run import startup_world
+    from flagscan.evaluate.values import ConfigView
+    from flagscan.evaluate.world import ModelFacts
+
+    root = write_tree(tmp_path / "tree", {
+        "sglang/srt/utils/hf_transformers_utils.py": "def get_config(model, trust_remote_code=False):\n"
+                                                      "    raise OSError('reads the hub')\n",
+        "sglang/srt/mod.py": "from sglang.srt.utils.hf_transformers_utils import get_config\n\n"
+                             "def main():\n    return get_config('org/target'), get_config('org/draft')\n"})
+    world = startup_world(World(profile_from_spec("h200"), {}, ModelFacts({"model_type": "llama"}, True, "c.json"),
+                                "org/target"), root, load("startup"))
+    interp = Interpreter(ModuleStore(root, tmp_path / "cache"), world)
+    state = State({}, {})
+    module = interp.import_module("sglang.srt.mod", state)
+    assert isinstance(module, ModuleVal)
+    target, draft = interp.call(interp.deref(module.globals["main"], state), [], {}, state, module)
+    assert isinstance(target, ConfigView) and target.data["model_type"] == "llama"
+    assert isinstance(draft, Unknown) and all(n.startswith("model") for n in draft.needs)
