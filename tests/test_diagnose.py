@@ -5,7 +5,7 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from flagscan.evaluate.diagnose import OutcomeKind, outcomes
-from flagscan.evaluate.resolve import Cause, Resolution, Setting
+from flagscan.evaluate.results import Cause, Resolution, Setting
 from flagscan.lint.findings import resolution_diagnostics
 
 

@@ -6,7 +6,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flagscan.evaluate.resolve import Resolution, resolve
+from flagscan.evaluate.results import Resolution
 from flagscan.evaluate.values import Unknown
 from flagscan.evaluate.world import ModelError, ModelFacts, World, load_model
 from flagscan.extract import ExtractionError
@@ -50,12 +50,13 @@ def predict(root: Path, cache_dir: Path | None, inventory: Inventory, values: di
 
 def _predict(root: Path, cache_dir: Path | None, inventory: Inventory, given: dict[str, Any], scenario: Scenario,
              key: str) -> Resolution:
-    from flagscan.extract.irstore import ModuleStore
-
     record = Path(cache_dir) / "facts" / "resolution" / f"{key}.pickle" if cache_dir is not None else None
     hit = _cached(record)
     if hit is not None:
         return hit
+    from flagscan.evaluate.resolve import resolve  # the interpreter: only when nothing is cached
+    from flagscan.extract.irstore import ModuleStore
+
     model_path = model_path_of(given)
     world = World(scenario.gpu, dict(scenario.env), scenario.model, model_path, dists=scenario.packages)
     try:

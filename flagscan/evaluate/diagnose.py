@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Any, Protocol
 
 from flagscan.diagnostics import FileLocation
-from flagscan.evaluate.resolve import Rejection, Resolution, Setting
+from flagscan.evaluate.results import Rejection, Resolution, Setting
 from flagscan.ruledata import condition_fields
 
 

@@ -18,7 +18,7 @@ from flagscan.hardware import GpuProfile
 
 if TYPE_CHECKING:
     from flagscan.evaluate.packages import Packages
-    from flagscan.evaluate.resolve import Resolution
+    from flagscan.evaluate.results import Resolution
     from flagscan.extract.reads import TreeReads
 
 

@@ -18,7 +18,7 @@ from flagscan.facts.flags import Flag, Inventory
 if TYPE_CHECKING:  # the later stages are imported when a fact is first asked for
     from flagscan.evaluate import Scenario
     from flagscan.evaluate.diagnose import Outcome
-    from flagscan.evaluate.resolve import Resolution
+    from flagscan.evaluate.results import Resolution
     from flagscan.evaluate.startup.run import StartupResult
     from flagscan.inputs import ParsedCommand
     from flagscan.lint.gates_port import GateVerdict

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flagscan.evaluate.resolve import Cause, Rejection, Resolution, Setting
+from flagscan.evaluate.results import Cause, Rejection, Resolution, Setting
 from flagscan.evaluate.values import Unknown
 from flagscan.verify.compare import Kind, compare, equal
 from flagscan.verify.observed import LogWarning, Observed

@@ -38,7 +38,7 @@ def predict_startup(root: Path, cache_dir: Path | None, inventory, values: dict[
 
 def _predict(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], scenario, key: str
              ) -> StartupResult:
-    from flagscan.evaluate.resolve import jsonable
+    from flagscan.evaluate.results import jsonable
 
     path = Path(cache_dir) / "facts" / "startup" / f"{key}.json" if cache_dir is not None else None
     hit = _read(path)

@@ -6,7 +6,7 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from flagscan.diagnostics import Evidence
-from flagscan.evaluate.resolve import Setting, jsonable
+from flagscan.evaluate.results import Setting, jsonable
 
 if TYPE_CHECKING:
     from flagscan.evaluate.diagnose import Outcome
