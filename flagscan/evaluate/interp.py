@@ -478,9 +478,28 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                                  "what it may alias")
         elif isinstance(obj, Outside) or (isinstance(obj, Unknown) and obj.needs):
             pass  # outside code's object, or one that stands for a fact not given: not the model's
+        elif isinstance(obj, Unknown) and obj.options is None:
+            self._write_anywhere(attr, value, state, module, line)
         else:
             self.give_up(f"attribute write .{attr} on {getattr(obj, 'why', type(obj).__name__)}", module, line,
                          "what it may alias")
+
+    def _write_anywhere(self, attr: str, value: Any, state: State, module: ModuleVal, line: int) -> None:
+        """`x.attr = value` with x not known at all (loader.py's `for name, p in
+        module.named_parameters(): p.data = ...`, where an analysed Parameter subclass may be p):
+        x may be any object of the model, so each one that holds `attr` (an instance's own, a
+        class's, a module's global) may now hold `value` or its old value. An object that does not
+        hold it reads it as not known anyway."""
+        why = f".{attr} written through a value not known"
+        for oid in [oid for oid, attrs in state.heap.items() if oid >= 0 and attr in attrs]:
+            attrs = state.writable(oid)
+            attrs[attr] = join_values([attrs[attr], value], why)
+            self.record(state, "write", module, line, oid=oid, attr=attr, value=attrs[attr])
+        for mod in self.modules.values():
+            if attr in mod.globals:
+                mod.globals[attr] = join_values([mod.globals[attr], value], why)
+            for cls in [v for v in mod.globals.values() if isinstance(v, ClassVal) and attr in v.attrs]:
+                cls.attrs[attr] = join_values([cls.attrs[attr], value], why)
 
     def record(self, state: State, kind: str, module: ModuleVal, line: int, **data: Any) -> None:
         state.add_event(Event(kind, self.loc(module, line), state.function, state.conds,
