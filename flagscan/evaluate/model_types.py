@@ -160,12 +160,16 @@ def _handler(body: list[Node], try_line: int) -> tuple[str | None, list[Node]] |
     return None
 
 
-def apply(world: World, interp: Interpreter, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State) -> None:
+def apply(world: World, interp: Interpreter, fn: FuncVal, args: list[Any], kwargs: dict[str, Any],
+          state: State) -> Refusal | None:
     """At a call of the loader function `fn` (answered with config.json): transformers'
     refusal of config.json's model_type raises at the loader call's line. With no handler
     around that call that may take it, the call raises; with one, that handler's statements
     run (in the loader's frame, its exception name bound) and decide: the paths on which it
-    raises raise, the others go on with the config, as the handler's own loading gives it."""
+    raises raise, the others go on with the config as the handler's own loading gives it
+    (SGLang 0.5.6's handler for `deepseek_v32` rewrites config.json's architecture and loads
+    that copy), which is not config.json as given: the refusal is returned, and the caller
+    answers the call with a config not known on those paths."""
     from flagscan.evaluate.interp_base import Dead
     from flagscan.evaluate.state import join_states
     from flagscan.evaluate.values import ExcVal
@@ -173,10 +177,10 @@ def apply(world: World, interp: Interpreter, fn: FuncVal, args: list[Any], kwarg
     model = world.model
     types = getattr(world.dists, "config_types", None)
     if model is None or not model.complete or types is None:
-        return
+        return None
     found = refusal(model.config, types, world.config_registry(interp, state), fn.ir.get("body", []))
     if found is None:
-        return
+        return None
     exc = ExcVal("ValueError", found.message)
     handler = _handler(fn.ir["body"], found.handler_line) if found.handler_line is not None else None
     if handler is None:
@@ -207,6 +211,7 @@ def apply(world: World, interp: Interpreter, fn: FuncVal, args: list[Any], kwarg
         raise Dead()
     state.adopt(join_states(going_on, f"{fn.qualname}(...)"))
     state.locals, state.conds, state.function, state.closure = saved
+    return found
 
 
 __all__ = ["Refusal", "apply", "refusal"]

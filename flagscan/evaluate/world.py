@@ -522,7 +522,12 @@ class World:
                 return Unknown("the model's config.json", {"model"})
             from flagscan.evaluate.model_types import apply
 
-            apply(self, interp, fn, args, kwargs, state)   # the pinned transformers may refuse its model_type
+            # the pinned transformers may refuse its model_type; a handler that takes the refusal
+            # loads a config of its own, which is not config.json as given
+            handled = apply(self, interp, fn, args, kwargs, state)
+            if handled is not None:
+                return Unknown(f"the config {fn.qualname.rsplit('.', 1)[-1]}'s handler loads for model type "
+                               f"{handled.model_type!r}", {f"runtime:{fn.qualname.rsplit('.', 1)[-1]}"})
             return ConfigView(self.model.config, self.model.origin, ) if self.model.complete else \
                 PartialConfig(self.model.config, self.model.origin)
         return self.meaning_value(meaning, fn.qualname)

@@ -177,3 +177,23 @@ def test_release_0_5_5_refuses_qwen3_5_moe_through_its_pinned_transformers(real_
 @pytest.mark.real
 def test_release_0_5_10_accepts_qwen3_5_moe(real_cache_dir: Path) -> None:
     assert not _refusals(_resolve(real_cache_dir, "0.5.10"))
+
+
+@pytest.mark.real
+def test_a_config_the_handler_loads_itself_is_not_config_json(real_cache_dir: Path) -> None:
+    """0.5.6's get_config takes transformers' refusal of `deepseek_v32` and loads a copy of
+    config.json with the architecture rewritten to DeepseekV3ForCausalLM (the resolution then
+    sets page_size 64 for DeepSeek-V3.2's sparse attention). Answering that path with
+    config.json as given kept DeepseekV32ForCausalLM and page_size 1, and predicted a certain
+    startup crash (memory_pool.py's `assert self.page_size == 64`) for a server that starts."""
+    cmd = [sys.executable, "-m", "flagscan", "--sglang", "0.5.6", "--cache-dir", str(real_cache_dir), "-q",
+           "resolve", "--format", "json", "--gpu", "h200", "--gpu-count", "8",
+           "--model-config", str(ROOT / "tests" / "data" / "startup" / "models" / "deepseek-v3.2"),
+           "--", "--model-path", "deepseek-ai/DeepSeek-V3.2", "--tp", "8", "--trust-remote-code"]
+    proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+    assert proc.stdout.strip(), proc.stderr[-500:]
+    doc = json.loads(proc.stdout)
+    assert [r for r in doc["rejections"] if r["certain"]] == []
+    # the refusal itself is still said (possible: the handler's test of str(e) is not decided)
+    assert any("model type `deepseek_v32`" in r["message"] for r in doc["rejections"])
+    assert not (doc["settings"]["page_size"]["certain"] and doc["settings"]["page_size"]["value"] == 1)
