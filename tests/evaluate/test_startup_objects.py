@@ -223,3 +223,36 @@ def test_a_serving_method_gets_its_default_parameters_from_the_caller_not_the_de
     serving_call(interp, state, backend, "forward_decode", rule, 1000, ("setting:",), frozenset(),
                  frozenset({"forward_mode"}), out)
     assert out.methods == 1 and out.rejections == [] and out.run_dependent == 1
+
+
+PARAMETER = """
+from torch import nn
+
+class Embedding(nn.Module):
+    def __init__(self):
+        self.register_parameter("weight", None)
+
+class Plain:
+    pass
+
+def main():
+    embed = Embedding()
+    del embed.weight
+    embed.weight = "shared"
+    return embed.weight
+
+def plain():
+    obj = Plain()
+    del obj.weight
+    return "deleted"
+"""
+
+
+def test_deleting_a_parameter_an_outside_base_may_hold_is_no_attribute_error(tmp_path) -> None:
+    # 0.5.10 DeepseekV3ForCausalLM.set_embed_and_head: `del self.model.embed_tokens.weight` on the
+    # weight nn.Module.register_parameter holds (the MTP draft model shares the target's)
+    assert _call(tmp_path, PARAMETER) == "shared"
+
+
+def test_deleting_an_attribute_of_a_tree_class_without_it_raises(tmp_path) -> None:
+    assert _call(tmp_path, PARAMETER, function="plain") is Dead

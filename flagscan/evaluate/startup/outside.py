@@ -31,7 +31,8 @@ def outside_bases(cls: ClassVal) -> list[str]:
 
 
 class OutsideBaseMethods:
-    """`obj.m` where `obj`'s class gets `m` from an outside base whose `m` returns self."""
+    """`obj.m` where `obj`'s class gets `m` from an outside base whose `m` returns self; `del obj.x`
+    of an attribute the instance does not hold itself, where an outside base may hold it."""
 
     returns_self: ClassVar[dict[str, frozenset[str]]] = {}  # set per interpreter class from rules/startup.toml
 
@@ -42,3 +43,13 @@ class OutsideBaseMethods:
                 obj = base
                 return Builtin(f"{base.cls.name}.{attr}", lambda _i, _s, _a, _k, _m, _l: obj)
         return super().getattr(base, attr, state, module, node)  # type: ignore[misc]
+
+    def delete_attr(self, obj, attr, state, module, line):
+        # nn.Module keeps parameters in its own tables (register_parameter), not as plain
+        # attributes: 0.5.10 DeepseekV3ForCausalLM.set_embed_and_head runs
+        # `del self.model.embed_tokens.weight` on the weight VocabParallelEmbedding registered.
+        # That the outside base does not hold it is not known: no AttributeError is raised.
+        if isinstance(obj, Obj) and attr not in state.attrs(obj.oid) and not obj.cls.lookup("__delattr__")[0] \
+                and outside_bases(obj.cls):
+            return
+        super().delete_attr(obj, attr, state, module, line)  # type: ignore[misc]
