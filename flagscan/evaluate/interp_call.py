@@ -86,6 +86,8 @@ class CallsMixin:
             if key == "**":
                 if isinstance(value, dict) and OPEN not in value:
                     kwargs.update({str(k): v for k, v in value.items()})
+                elif self._binds_keywords(func, state):
+                    kwargs[_KW_REST] = _KwRest(unknown_of(value, why=f"**{self._text(expr)}"))
                 else:
                     return self._unfollowed_call(func, node, state, module, line, "**")
             else:
@@ -108,6 +110,15 @@ class CallsMixin:
             return False
         params = fn.ir["params"]
         return any(kind == "*" for _, _, kind in params) and sum(1 for _, _, kind in params if kind == "pos") <= known
+
+    def _binds_keywords(self, func: Any, state: State) -> bool:
+        """Whether a call with `**x`, x not known, can still be made: a function of the tree binds
+        what x may hold to its parameters like any other keyword (see bind_params)."""
+        fn = self.deref(func, state)
+        if isinstance(fn, BoundMethod):
+            fn = fn.func
+        return isinstance(fn, FuncVal) and fn.qualname not in self.declare_functions \
+            and fn.qualname not in self.world.sglang
 
     def _unfollowed_call(self, func: Any, node: Any, state: State, module: ModuleVal, line: int, star: str) -> Any:
         """A call whose `*`/`**` arguments are not known is not made: analysed code it would
@@ -319,8 +330,15 @@ class CallsMixin:
         local: dict[str, Any] = {}
         rest = list(args)
         extra_kw = dict(kwargs)
+        # `**x` with x not known: a parameter no other argument binds may be bound by it
+        # (its value is then x's, not known) or keep its default; `**kw` holds what x may hold
+        kw_rest = extra_kw.pop(_KW_REST, None)
         star_kw = None
         for name, default, kind in fn.ir["params"]:
+            if kind in ("pos", "kw") and kw_rest is not None and not (kind == "pos" and rest) \
+                    and name not in extra_kw:
+                local[name] = Unknown(f"{kw_rest.value.why} (keyword {name}, or its default)", kw_rest.value.needs)
+                continue
             if kind == "pos":
                 if rest:
                     local[name] = rest.pop(0)
@@ -346,7 +364,8 @@ class CallsMixin:
             elif kind == "**":
                 star_kw = name
         if star_kw is not None:
-            local[star_kw] = extra_kw
+            local[star_kw] = extra_kw if kw_rest is None else \
+                Unknown(f"{kw_rest.value.why} (in **{star_kw})", kw_rest.value.needs)
         return local
 
     def hand_over(self, obj: Obj, args: list[Any], kwargs: dict[str, Any]) -> None:
@@ -467,6 +486,18 @@ def _memo_key(args, kwargs):
         else:
             return None
     return tuple(parts)
+
+
+class _KwRest:
+    """`**x` of a call with x not known, under the keyword _KW_REST: bound by bind_params."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, value: Unknown) -> None:
+        self.value = value
+
+
+_KW_REST = "**"   # no keyword argument can have this name
 
 
 class _Rest:

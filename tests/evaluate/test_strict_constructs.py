@@ -10,6 +10,7 @@ from __future__ import annotations
 
 import pytest
 
+from flagscan.evaluate.values import Unknown
 from tests.evaluate.helpers import options, run
 
 
@@ -552,3 +553,26 @@ def main():
 ''')
     assert value == (6, 4, 2)
     assert interp.stops == []
+
+
+def test_a_call_with_keyword_arguments_not_known_binds_them(tmp_path):
+    # layers/attention/base_attn_backend.py: `forward(self, q, ..., save_kv_cache=True, **kwargs)`
+    # passes `**kwargs` (what the attention layer gave) on to forward_decode / forward_extend.
+    # The call is made: a parameter the known arguments bind keeps its value, one they leave
+    # may come from kwargs (not known), and the callee's own **kw is not known either.
+    value, interp = run(tmp_path, '''
+def forward_decode(q, layer, save_kv_cache=True, k_rope=None, **rest):
+    if layer == "L":
+        return (q, save_kv_cache, k_rope, rest)
+    raise NotImplementedError("not reached: layer is given")
+
+def forward(q, layer, kwargs):
+    return forward_decode(q, layer, save_kv_cache=False, **kwargs)
+
+def main(kwargs):
+    return forward("Q", "L", kwargs)
+''', args=(Unknown("the keyword arguments of a forward call"),))
+    assert interp.stops == []
+    q, save_kv_cache, k_rope, rest = value
+    assert (q, save_kv_cache) == ("Q", False)
+    assert options(k_rope) is None and options(rest) is None   # may come from kwargs: not known
