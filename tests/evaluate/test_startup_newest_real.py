@@ -29,6 +29,6 @@ def test_the_serving_phase_calls_the_attention_backend_and_the_model(real_cache_
     # capture_decode_graph picks; 0.5.23 publishes the launcher's placement first (SpawnRanks), so
     # get_device().gpu_id is 0, not None
     assert "CUDA-graph runner" not in serving["not_built"]
-    # init_forward_metadata, forward_extend, forward_decode of the backend, forward of the model
+    # init_forward_metadata and forward of the backend, forward of the model, the graph runner's
     assert serving["methods"] >= 4 and serving["steps"] > 0
     assert doc["rejections"] == []
