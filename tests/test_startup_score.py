@@ -30,6 +30,9 @@ CAUGHT = (
     "qwen3-next-gdn-flashinfer-sm120",                # startup crash, 0.5.8
     "qwen3-next-gdn-flashinfer-dgx-spark-gb10",       # startup crash, 0.5.8
     "qwen3.6-gdn-flashinfer-thor-sm110",              # startup crash, 0.5.20 (the scheduler's then-methods)
+    "qwen3.5-gdn-flashinfer-b300",                    # startup crash, 0.5.20
+    "qwen3.5-gdn-flashinfer-b300-0.5.18",             # startup crash, 0.5.18 (the TP worker's ParallelState)
+    "llama-multi-layer-eagle-auto-params-assert",     # startup crash, 0.5.18 (the draft worker)
     "qwen3-vl-30b-fp8-tp8-ep7-tp-not-divisible-by-ep",  # startup crash, possible (no model config), 0.5.10
     "qwen3-vl-mm-fa3-b200",                           # startup crash, 0.5.5 (the vision tower's VisionAttention)
     "kimi-k2.5-pp-support-pp-assert",                 # startup crash, possible, another line of the file, 0.5.9
