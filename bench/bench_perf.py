@@ -9,9 +9,12 @@ is), or for every release with --cold-all:
   (best of 3; the first run fills the cache), limit 0.5 s;
 - warm `report --gpu h200 -- ARGV` (runtime gates under the command's resolved values),
   limit 1 s;
+- warm `lint --gpu h200` of the motivating unit (resolution, startup and serving phases, gates),
+  limit 1 s;
 - cold analysis: `report --gpu h200` on an empty facts cache, the release already
   downloaded (its tree copied into a fresh cache), with its peak RSS (limit 1 GiB), beside
-  an ast-only parse of the same tree's .py files in the same run (limit 2.5x).
+  an ast-only parse of the same tree's .py files in the same run (limit 2.5x); and a cold
+  `lint --gpu h200` of the motivating unit (its startup phase included) against the same parse.
 PYTHONDONTWRITEBYTECODE costs every run the compilation of flagscan; the figures are
 meant with it unset, and the output says which it was.
 """
@@ -95,6 +98,8 @@ def bench(release: str, cache: str, cold_too: bool) -> None:
         print(f"  {label:40}: {shown(figure)}  (limit 0.5 s: {verdict(figure[0], 0.5)})")
     figure = best([*base, "report", "--gpu", "h200", "--format", "json", "--", *ARGV])
     print(f"  {'report --gpu h200 -- ARGV, warm':40}: {shown(figure)}  (limit 1 s: {verdict(figure[0], 1.0)})")
+    figure = best([*base, "lint", "--gpu", "h200", str(UNIT)])
+    print(f"  {'lint --gpu h200 of the unit, warm':40}: {shown(figure)}  (limit 1 s: {verdict(figure[0], 1.0)})")
     if not cold_too:
         return
     tree = tree_root(cache, release)
@@ -102,12 +107,19 @@ def bench(release: str, cache: str, cold_too: bool) -> None:
         cold_cache = fresh_cache_with(tree, cache, release, Path(tmp) / "cache")
         cold = timed(["--cache-dir", cold_cache, "--sglang", release, "--offline", "report", "--gpu", "h200",
                       "--format", "json"])
+    with tempfile.TemporaryDirectory() as tmp:
+        cold_cache = fresh_cache_with(tree, cache, release, Path(tmp) / "cache")
+        cold_lint = timed(["--cache-dir", cold_cache, "--sglang", release, "--offline", "lint", "--gpu", "h200",
+                           str(UNIT)])
         parse, files, parse_cpu = ast_parse(tree)
     print(f"  {'cold analysis (report --gpu h200)':40}: {shown(cold)}"
           f"  (peak RSS limit 1024 MiB: {verdict(cold[1], 1024)})")
     print(f"  {f'ast-only parse ({files} files)':40}: {parse:6.2f} s ({parse_cpu:5.2f} s CPU)")
     print(f"  {'cold analysis / ast-only parse':40}: {cold[0] / parse:6.1f}x wall, {cold[3] / parse_cpu:4.1f}x CPU"
           f"  (limit 2.5x: {verdict(cold[0] / parse, 2.5)})")
+    print(f"  {'cold lint of the unit (startup phase)':40}: {shown(cold_lint)}")
+    print(f"  {'cold lint / ast-only parse':40}: {cold_lint[0] / parse:6.1f}x wall, "
+          f"{cold_lint[3] / parse_cpu:4.1f}x CPU  (limit 2.5x: {verdict(cold_lint[0] / parse, 2.5)})")
 
 
 def main(argv: list[str]) -> int:
