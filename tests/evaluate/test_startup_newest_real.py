@@ -25,10 +25,8 @@ def test_the_serving_phase_calls_the_attention_backend_and_the_model(real_cache_
     assert startup["completed"] and not startup["stopped"]
     serving = startup["serving"]
     assert "attention backend" not in serving["not_built"] and "model" not in serving["not_built"]
-    # the decode CUDA-graph runner (model_runner.decode_cuda_graph_runner, 0.5.20+), whose class
-    # capture_decode_graph picks; 0.5.23 publishes the launcher's placement first (SpawnRanks), so
-    # get_device().gpu_id is 0, not None
-    assert "CUDA-graph runner" not in serving["not_built"]
+    # 0.5.23 publishes the launcher's placement first (SpawnRanks): get_device().gpu_id is 0, not
+    # None, and the startup run goes past get_available_gpu_memory's `assert gpu_id < num_gpus`
     # init_forward_metadata and forward of the backend, forward of the model, the graph runner's
     assert serving["methods"] >= 4 and serving["steps"] > 0
     assert doc["rejections"] == []
