@@ -17,7 +17,7 @@ from tests.conftest import ROOT
 TREE = "fixtures/trees/lint"
 LLAMA = "tests/data/groundtruth/models/llama-3-8b"
 REGISTRY = "sglang/srt/layers/attention/attention_registry.py:24"
-BACKEND = "sglang/srt/layers/attention/flashattention_backend.py:22"
+BACKEND = "sglang/srt/layers/attention/flashattention_backend.py:24"
 
 
 @pytest.fixture(scope="module")

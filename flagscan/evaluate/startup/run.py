@@ -128,7 +128,8 @@ class StartupWorld(World):
         if self.sglang.get(fn.qualname) == "model.hf_config":
             # the config.json given is the --model-path model's: another model's (the draft
             # model of speculative decoding, loaded by the draft worker) is not known
-            path = args[0] if args else kwargs.get("model", kwargs.get("model_path"))
+            params = fn.ir.get("params") or [("", None, "pos")]
+            path = args[0] if args else kwargs.get(params[0][0])   # the loader's first parameter: the model
             if isinstance(path, str) and isinstance(self.model_path, str) and path != self.model_path:
                 return Unknown(f"the config.json of {path}", {"model:other"})
         return super().function_override(interp, fn, args, kwargs, state)
