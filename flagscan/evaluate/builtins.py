@@ -5,6 +5,7 @@ from __future__ import annotations
 import math
 from typing import Any
 
+from flagscan.evaluate.interp_base import Dead
 from flagscan.evaluate.values import (
     BoundMethod,
     Builtin,
@@ -66,6 +67,9 @@ def _pure(name: str, fn):
     def call(interp, state, args, kwargs, module, line):
         # a generator's values are what it yields, its body run as the builtin iterates it
         args = [interp._consumed(a, state, module) for a in args]
+        if name == "sorted" and "key" in kwargs and len(args) == 1 and isinstance(args[0], (list, tuple)):
+            order = sort_order(interp, state, module, list(args[0]), kwargs)   # the key is analysed code
+            return order if order is not None else unknown_of(*args[0], why="sorted(...) by keys not known")
         if args and isinstance(args[0], dict) and name in _KEY_VIEWS:
             if _open(args[0]):
                 return Unknown(f"{name}(...) of a dict with keys not known")
@@ -502,6 +506,14 @@ def method_of(base: Any, attr: str) -> Any:
                 interp.forget(base, state, module, line, f"{type(base).__name__} after .{attr}(...) of an "
                               "element not known", frozenset().union(*(getattr(a, "needs", ()) for a in args)))
                 return unknown_of(*args, why=f".{attr}(...)") if attr == "pop" else None
+            if isinstance(base, list) and attr == "sort" and not args and "key" in kwargs:
+                order = sort_order(interp, state, module, list(base), kwargs)
+                if order is None:   # a key or the direction not known: the order is not known
+                    interp.forget(base, state, module, line, "list after .sort(key=...) of keys not known",
+                                  frozenset())
+                else:
+                    base[:] = order
+                return None
             try:
                 return bound(*args, **kwargs)
             except Exception as exc:
@@ -511,6 +523,33 @@ def method_of(base: Any, attr: str) -> Any:
 
 
 _OPTIONS = 256   # a lookup under an unknown key in a larger dict is not spelled out value by value
+
+
+def sort_order(interp, state, module, items: list[Any], kwargs: dict[str, Any]) -> list[Any] | None:
+    """`items` in the order `sorted(items, key=f, reverse=r)` gives, the key computed by
+    calling `f` (analysed code, a lambda of SGLang's) on each element; None when an element,
+    a key or the direction is not known (or Python would refuse to compare the keys)."""
+    key, reverse = kwargs.get("key"), kwargs.get("reverse", False)
+    if set(kwargs) - {"key", "reverse"} or not isinstance(reverse, bool) or has_unknown(items) \
+            or any(isinstance(i, Maybe) for i in items):
+        return None
+    keys = []
+    for item in items:
+        if key is None:
+            keys.append(item)
+            continue
+        try:
+            value = interp.call(key, [item], {}, state, module)
+        except Dead:
+            return None   # the key function raises: not followed here
+        if has_unknown(value) or not isinstance(value, _PLAIN):
+            return None
+        keys.append(value)
+    try:
+        ranked = sorted(range(len(items)), key=lambda i: keys[i], reverse=reverse)
+    except TypeError:
+        return None
+    return [items[i] for i in ranked]
 
 
 def _unknown_keys(attr: str, args, kwargs) -> bool:

@@ -576,3 +576,22 @@ def main(kwargs):
     q, save_kv_cache, k_rope, rest = value
     assert (q, save_kv_cache) == ("Q", False)
     assert options(k_rope) is None and options(rest) is None   # may come from kwargs: not known
+
+
+def test_a_sort_by_an_analysed_key_function(tmp_path):
+    # utils/network.py: `deduped.sort(key=lambda x: (x[0] != socket.AF_INET,))`; with the
+    # elements known, the order is Python's; with one not known, the order is not known either
+    value, interp = run(tmp_path, '''
+def main(other):
+    known = [("v6", 10), ("v4", 2), ("v6", 3)]
+    known.sort(key=lambda x: (x[0] != "v4",))
+    by_size = sorted(known, key=lambda x: x[1], reverse=True)
+    mixed = [("v6", 10), other]
+    mixed.sort(key=lambda x: (x[0] != "v4",))
+    return known, by_size, mixed, sorted(mixed, key=lambda x: x[1])
+''', args=(Unknown("an address not known"),))
+    assert interp.stops == []
+    known, by_size, mixed, mixed_sorted = value
+    assert known == [("v4", 2), ("v6", 10), ("v6", 3)]
+    assert by_size == [("v6", 10), ("v6", 3), ("v4", 2)]
+    assert options(mixed) is None and options(mixed_sorted) is None
