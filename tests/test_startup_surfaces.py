@@ -137,7 +137,7 @@ def test_fs305_and_fs306_say_many_serving_failures_once_with_their_count() -> No
     from types import SimpleNamespace
 
     from flagscan.diagnostics import FileLocation, Severity
-    from flagscan.evaluate.startup.run import StartupRaise
+    from flagscan.evaluate.startup.results import StartupRaise
     from flagscan.lint.rules import fs305_possible_serving_failure as fs305
     from flagscan.lint.rules import fs306_possible_serving_assertion as fs306
 

@@ -18,7 +18,7 @@ if TYPE_CHECKING:
     from flagscan.evaluate import Scenario
     from flagscan.evaluate.packages import Packages
     from flagscan.evaluate.results import Resolution
-    from flagscan.evaluate.startup.run import StartupRaise, StartupResult
+    from flagscan.evaluate.startup.results import StartupRaise, StartupResult
     from flagscan.extract.reads import TreeReads
     from flagscan.hardware import GpuProfile
 

@@ -27,7 +27,7 @@ if TYPE_CHECKING:
     from flagscan.commands.common import Revision
     from flagscan.evaluate.packages import Packages
     from flagscan.evaluate.results import Resolution
-    from flagscan.evaluate.startup.run import StartupResult
+    from flagscan.evaluate.startup.results import StartupResult
     from flagscan.hardware import GpuProfile
     from flagscan.inputs import LaunchCommand
     from flagscan.report.resolve_text import Predicted

@@ -19,7 +19,7 @@ if TYPE_CHECKING:  # the later stages are imported when a fact is first asked fo
     from flagscan.evaluate import Scenario
     from flagscan.evaluate.diagnose import Outcome
     from flagscan.evaluate.results import Resolution
-    from flagscan.evaluate.startup.run import StartupResult
+    from flagscan.evaluate.startup.results import StartupResult
     from flagscan.inputs import ParsedCommand
     from flagscan.lint.gates_port import GateVerdict
 

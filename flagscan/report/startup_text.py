@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from flagscan.evaluate.results import jsonable
 
 if TYPE_CHECKING:
-    from flagscan.evaluate.startup.run import StartupResult
+    from flagscan.evaluate.startup.results import StartupResult
 
 
 def merge_json(payload: dict[str, Any], startup: StartupResult | None) -> dict[str, Any]:

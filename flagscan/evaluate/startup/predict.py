@@ -13,15 +13,7 @@ import json
 from pathlib import Path
 from typing import Any
 
-from flagscan.evaluate.startup.run import (
-    GlobalWrites,
-    StartupRaise,
-    StartupResult,
-    StartupWrite,
-    SurvivalTracking,
-    run_entries,
-    startup_world,
-)
+from flagscan.evaluate.startup.results import StartupRaise, StartupResult, StartupWrite
 from flagscan.evaluate.values import Obj, Unknown
 from flagscan.ruledata import load, model_path_of
 
@@ -52,6 +44,7 @@ def _predict(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any
 
 def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], scenario) -> StartupResult:
     from flagscan.evaluate.resolve import _Resolver, run_entry
+    from flagscan.evaluate.startup.run import GlobalWrites, SurvivalTracking, run_entries, startup_world
     from flagscan.evaluate.world import World
     from flagscan.extract.irstore import ModuleStore
 

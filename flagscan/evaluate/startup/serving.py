@@ -184,7 +184,7 @@ def _kind(need: str, kinds: frozenset[str]) -> bool:
 def _classify(interp, s: State, exc: Any, rule: dict[str, Any], where: str, config: tuple[str, ...],
               premise: frozenset[str], kinds: frozenset[str], start: int):
     from flagscan.evaluate.resolve import _text
-    from flagscan.evaluate.startup.run import StartupRaise
+    from flagscan.evaluate.startup.results import StartupRaise
 
     events = list(s.events)[start:]
     event = next((e for e in reversed(events) if e.kind == "raise"), None)

@@ -9,7 +9,7 @@ from flagscan.diagnostics import Diagnostic, Evidence, Severity
 from flagscan.lint.rules._settings import at_named_flag
 
 if TYPE_CHECKING:
-    from flagscan.evaluate.startup.run import StartupRaise
+    from flagscan.evaluate.startup.results import StartupRaise
     from flagscan.lint.context import Context
 
 

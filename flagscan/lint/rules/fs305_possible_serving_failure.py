@@ -39,7 +39,7 @@ from flagscan.lint.model import Example
 from flagscan.lint.rules._startup import serving_findings
 
 if TYPE_CHECKING:
-    from flagscan.evaluate.startup.run import StartupRaise
+    from flagscan.evaluate.startup.results import StartupRaise
 
 CODE = "FS305"
 NAME = "possible-serving-failure"
