@@ -23,15 +23,25 @@ class RuleDataError(Exception):
     """A rule data file is missing or malformed (a packaging defect, not user input)."""
 
 
+@cache
 def rules_dir() -> Traversable:
     """The rule data directory: the installed flagscan.rules package, or the
-    repository's rules/ when flagscan runs from a source checkout."""
-    try:
-        return resources.files("flagscan.rules")
-    except ModuleNotFoundError:
-        from pathlib import Path
+    repository's rules/ when flagscan runs from a source checkout. A package on disk is
+    its directory (found without importlib.resources' readers, which import zipfile on
+    every run); only a package inside an archive goes through importlib.resources."""
+    from importlib.util import find_spec
+    from pathlib import Path
 
+    try:
+        spec = find_spec("flagscan.rules")
+    except ModuleNotFoundError:
+        spec = None
+    if spec is None:
         return Path(__file__).resolve().parent.parent / "rules"
+    locations = list(spec.submodule_search_locations or [])
+    if len(locations) == 1 and Path(locations[0]).is_dir():
+        return Path(locations[0])
+    return resources.files("flagscan.rules")
 
 
 def _parse(name: str) -> dict[str, Any]:

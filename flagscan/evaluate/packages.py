@@ -70,9 +70,11 @@ class Packages:
 
 def parse_overrides(pairs: tuple[str, ...] | list[str]) -> dict[str, str | None]:
     """`--package NAME=VERSION` / `NAME=absent` -> {normalised name: version or None (absent)}."""
+    out: dict[str, str | None] = {}
+    if not pairs:
+        return out
     from packaging.version import InvalidVersion, Version
 
-    out: dict[str, str | None] = {}
     for pair in pairs:
         name, sep, version = pair.partition("=")
         name, version = name.strip(), version.strip()

@@ -17,7 +17,6 @@ import json
 import os
 import re
 from collections.abc import Callable, Iterable
-from concurrent.futures import ProcessPoolExecutor
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -201,6 +200,8 @@ def _run(tasks: list[_Task], files: dict[str, FileFacts], skipped: dict[str, str
         return []
     parsed: list[str] = []
     if workers > 1 and len(tasks) > 8:
+        from concurrent.futures import ProcessPoolExecutor  # multiprocessing: only for a cold read
+
         pool = ProcessPoolExecutor(max_workers=workers)
         try:
             results: Iterable[_Outcome] = pool.map(_extract_one, tasks, chunksize=4)

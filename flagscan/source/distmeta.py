@@ -3,9 +3,7 @@ console scripts (entry_points.txt), from its wheel, the cache, or the installed 
 
 from __future__ import annotations
 
-import configparser
 import re
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -95,14 +93,15 @@ def parse_metadata(metadata: str, entry_points: str, origin: str) -> DistMeta:
                     tuple(sorted(console_scripts(entry_points))), origin)
 
 
-class _CaseKeepingParser(configparser.ConfigParser):
-    """entry_points.txt names are case-sensitive; ConfigParser lower-cases keys by default."""
-
-    def optionxform(self, optionstr: str) -> str:
-        return optionstr
-
-
 def console_scripts(text: str) -> list[tuple[str, str]]:
+    import configparser  # only when metadata is parsed, not on a warm run that reads it cached
+
+    class _CaseKeepingParser(configparser.ConfigParser):
+        """entry_points.txt names are case-sensitive; ConfigParser lower-cases keys by default."""
+
+        def optionxform(self, optionstr: str) -> str:
+            return optionstr
+
     parser = _CaseKeepingParser(delimiters=("=",), interpolation=None)
     try:
         parser.read_string(text)
@@ -115,6 +114,8 @@ def console_scripts(text: str) -> list[tuple[str, str]]:
 
 def read_wheel(path: Path) -> DistMeta:
     """METADATA and entry_points.txt of an sglang wheel; an sdist has no such metadata."""
+    import zipfile
+
     try:
         with zipfile.ZipFile(path) as zf:
             names = zf.namelist()

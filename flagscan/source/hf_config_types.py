@@ -8,8 +8,6 @@ from __future__ import annotations
 
 import ast
 import re
-import tempfile
-import zipfile
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -193,6 +191,8 @@ def parse(read: Any, where: str, version: str) -> ConfigTypes | None:
 
 
 def read_wheel(wheel: Path, version: str) -> ConfigTypes | None:
+    import zipfile
+
     try:
         with zipfile.ZipFile(wheel) as zf:
             def read(path: str) -> str | None:
@@ -233,6 +233,8 @@ def config_types(version: str, cache_dir: Path, *, offline: bool) -> tuple[Confi
         return (ConfigTypes.from_json(found), None) if isinstance(found, dict) else (None, str(hit.get("why")))
     if offline:
         return None, f"the model types of transformers {version} are not cached (--offline)"
+    import tempfile
+
     cache.tmp.mkdir(parents=True, exist_ok=True)
     with tempfile.TemporaryDirectory(prefix="transformers-", dir=cache.tmp) as tmp:
         wheel = _download(version, Path(tmp))

@@ -9,8 +9,6 @@ import sys
 from collections.abc import Callable
 from pathlib import Path
 
-from packaging.version import InvalidVersion, Version
-
 from flagscan.source.model import NotFound, SourceError, Unreachable, one_line
 
 PIP_TIMEOUT_S = 900
@@ -54,6 +52,8 @@ def _listed_versions(output: str) -> list[str] | None:
 
 
 def _same_version(a: str, b: str) -> bool:
+    from packaging.version import InvalidVersion, Version
+
     try:
         return Version(a) == Version(b)
     except InvalidVersion:
