@@ -100,21 +100,25 @@ def _file_names(path: Path) -> set[str]:
 def check(path: Path, manifest: dict[str, Any], digest: str) -> TreeCheck:
     """Compare a tree on disk with its manifest; hashes only files whose stat changed.
 
-    This runs on every warm serve, so it is one pass: the names from the directory entries
-    (an added or missing file), then one lstat per recorded file, compared as it comes."""
+    This runs on every warm serve, so it is one pass over the directory entries: each file
+    is stat'ed as it comes and compared with its entry (an entry not recorded is an added
+    file); the recorded names are compared as a set only when fewer were seen (missing)."""
     entries = manifest.get("entries")
     if not isinstance(entries, dict):
         return _check_unrecorded(path, manifest, digest)
-    present = _file_names(path)
-    damaged = sorted(present ^ entries.keys())  # added or missing files
+    damaged: list[str] = []
     refreshed: Entries = {}
-    prefix = os.fspath(path) + os.sep
-    lstat = os.lstat
-    for relpath, want in entries.items():
-        if not isinstance(want, list) or len(want) != 3 or relpath not in present:
+    seen = 0
+    for relpath, entry in _files(path):
+        want = entries.get(relpath)
+        if want is None:
+            damaged.append(relpath)   # added
+            continue
+        seen += 1
+        if not isinstance(want, list) or len(want) != 3:
             continue
         try:
-            st = lstat(prefix + relpath)
+            st = entry.stat(follow_symlinks=False)
         except OSError:
             damaged.append(relpath)
             continue
@@ -125,6 +129,8 @@ def check(path: Path, manifest: dict[str, Any], digest: str) -> TreeCheck:
                 refreshed[relpath] = [st.st_size, st.st_mtime_ns, want[2]]
             else:
                 damaged.append(relpath)
+    if seen != len(entries):
+        damaged += sorted(entries.keys() - _file_names(path))   # missing
     if damaged:
         return TreeCheck("damaged", tuple(sorted(set(damaged))))
     if refreshed:
