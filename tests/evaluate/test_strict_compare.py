@@ -9,10 +9,7 @@ import pytest
 
 from tests.evaluate.helpers import options, run
 
-
-@pytest.fixture(autouse=True)
-def _strict(monkeypatch):
-    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+pytestmark = pytest.mark.usefixtures("strict")
 
 
 def test_none_ordered_against_an_int_may_raise_type_error_in_the_program(tmp_path):

@@ -13,10 +13,7 @@ import pytest
 from flagscan.evaluate.values import Unknown
 from tests.evaluate.helpers import options, run
 
-
-@pytest.fixture(autouse=True)
-def _strict(monkeypatch):
-    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+pytestmark = pytest.mark.usefixtures("strict")
 
 
 def test_functools_wraps_keeps_the_wrapper(tmp_path):

@@ -13,10 +13,7 @@ import pytest
 
 from tests.evaluate.helpers import run
 
-
-@pytest.fixture(autouse=True)
-def _strict(monkeypatch):
-    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+pytestmark = pytest.mark.usefixtures("strict")
 
 
 def test_a_registry_filled_through_the_keyerror_of_its_own_lookup(tmp_path):

@@ -15,10 +15,7 @@ import pytest
 from flagscan.evaluate.values import Unknown
 from tests.evaluate.helpers import options, run
 
-
-@pytest.fixture(autouse=True)
-def _strict(monkeypatch):
-    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+pytestmark = pytest.mark.usefixtures("strict")
 
 
 def test_a_ctypes_field_written_through_one_of_two_structures(tmp_path):

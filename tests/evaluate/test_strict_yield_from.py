@@ -9,10 +9,7 @@ import pytest
 
 from tests.evaluate.helpers import options, run
 
-
-@pytest.fixture(autouse=True)
-def _strict(monkeypatch):
-    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+pytestmark = pytest.mark.usefixtures("strict")
 
 
 def test_yield_from_yields_every_element_of_the_inner_iterable_in_order(tmp_path):
