@@ -5,9 +5,15 @@ builds `defaultdict(lambda: CudaGraphRunner, {"cpu": CPUGraphRunner, "npu": NPUG
 and calls `graph_runners[self.device](self)`. The defaultdict is an instance whose entries live
 on the heap (so each path sees its own); a key it holds gives its value, a key it does not hold
 gives what `default_factory()` returns, called then and kept as Python's `__missing__` does, and
-without a factory a KeyError is raised. A key not known gives an unknown value: which entry it
-is, or whether the factory runs, is not decided. What the model does not define (iteration,
-`len`, `in`) is unknown, as for any outside object.
+without a factory a KeyError is raised. A key not known gives one of the entries it holds or
+a new value under some other key (0.5.14-0.5.23 utils/common.py get_physical_cpus_by_numa:
+`physical_by_node = defaultdict(dict)`, then `physical_by_node[node][key] = cpu` with the NUMA
+node read from lscpu). That new value is made once per defaultdict by the factory (a builtin
+or outside one: no analysed code runs on paths that may not run it) and stands for every entry
+made under a key not known, so a store through it may have reached any of them: the store is
+a weak one (the entry holds the old value or the new one), and a known key read afterwards may
+be that entry or a fresh one. What the model does not define (iteration, `len`, `in`) is
+unknown, as for any outside object.
 """
 
 from __future__ import annotations
@@ -17,6 +23,7 @@ from typing import Any
 from flagscan.evaluate.values import Builtin, ClassVal, ExcVal, External, Maybe, ModuleVal, Obj, Unknown, has_unknown
 
 _DATA = "\0entries"      # the heap attribute that holds the entries (no Python name can be it)
+_SOME = "\0some"         # the value made under keys not known (any number of entries, one value)
 _FACTORY = "default_factory"
 
 
@@ -57,7 +64,7 @@ def _getitem(interp: Any, state: Any, args: list[Any], kwargs: dict[str, Any], m
     obj, key = args[0], args[1]
     entries = _entries(state, obj)
     if has_unknown(key):
-        return Unknown("defaultdict[a key not known]", frozenset(getattr(key, "needs", ())))
+        return _unknown_key(interp, state, obj, key, module)
     if key in entries:
         return entries[key]
     if isinstance(key, External):
@@ -69,9 +76,29 @@ def _getitem(interp: Any, state: Any, args: list[Any], kwargs: dict[str, Any], m
     if isinstance(factory, Unknown):
         return Unknown("defaultdict(...)'s default_factory()", factory.needs)
     value = interp.call(factory, [], {}, state, module)
+    if _SOME in state.attrs(obj.oid):
+        # a read under a key not known may have made this entry already
+        value = Unknown(f"defaultdict[{key!r}]", frozenset(), (state.attrs(obj.oid)[_SOME], value))
     # __missing__ keeps what the factory made under the key
     state.writable(obj.oid)[_DATA] = {**_entries(state, obj), key: value}
     return value
+
+
+def _unknown_key(interp: Any, state: Any, obj: Obj, key: Any, module: ModuleVal) -> Any:
+    """`d[k]`, k not known: one of the entries, or the value made under keys not known."""
+    needs = frozenset(getattr(key, "needs", ()))
+    factory = state.attrs(obj.oid).get(_FACTORY)
+    if not isinstance(factory, (Builtin, External)):
+        # no factory (a KeyError on some paths), one not known, or analysed code: not followed
+        return Unknown("defaultdict[a key not known]", needs)
+    if _SOME not in state.attrs(obj.oid):
+        state.writable(obj.oid)[_SOME] = interp.call(factory, [], {}, state, module)
+    options = (*(v.value if isinstance(v, Maybe) else v for v in _entries(state, obj).values()),
+               state.attrs(obj.oid)[_SOME])
+    return Unknown("defaultdict[a key not known]", needs, options if len(options) <= _OPTIONS else None)
+
+
+_OPTIONS = 8   # as many as a store through one of several values reaches (interp._candidates)
 
 
 def _setitem(interp: Any, state: Any, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
@@ -81,6 +108,7 @@ def _setitem(interp: Any, state: Any, args: list[Any], kwargs: dict[str, Any], m
         state.writable(obj.oid)[_DATA] = {}
         state.writable(obj.oid)[_FACTORY] = Unknown("defaultdict after a store under a key not known",
                                                    frozenset(getattr(key, "needs", ())))
+        state.writable(obj.oid).pop(_SOME, None)
         return None
     state.writable(obj.oid)[_DATA] = {**_entries(state, obj), key: value}
     return None
@@ -93,4 +121,6 @@ def _get(interp: Any, state: Any, args: list[Any], kwargs: dict[str, Any], modul
     if has_unknown(key) or isinstance(state.attrs(obj.oid).get(_FACTORY), Unknown):
         return Unknown("defaultdict.get(...)", frozenset(getattr(key, "needs", ())))
     entries = _entries(state, obj)
+    if key not in entries and _SOME in state.attrs(obj.oid):
+        return Unknown(f"defaultdict.get({key!r})", frozenset(), (state.attrs(obj.oid)[_SOME], default))
     return entries[key] if key in entries else default

@@ -5,14 +5,17 @@ its loaders end in `return model.eval()` and the model runner keeps what that re
 its model (0.5.10 model_loader/loader.py DefaultModelLoader.load_model). Without the
 meaning of `eval` the model is not known, and nothing the serving phase calls on it is
 followed. rules/startup.toml [[outside_base]] names, per outside class, the methods that
-return the object they are called on; any other method of it stays unknown.
+return the object they are called on; any other method of it stays unknown. It also names
+the method that calling an instance runs: torch's `Module.__call__` runs `forward`, and
+SGLang's models call their layers so (0.5.10 models/llama.py LlamaForCausalLM.forward:
+`hidden_states = self.model(input_ids, positions, forward_batch, ...)`).
 """
 
 from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from flagscan.evaluate.values import Builtin, ClassVal, External, Obj
+from flagscan.evaluate.values import BoundMethod, Builtin, ClassVal, External, FuncVal, Obj
 
 
 def outside_self(rules: dict[str, Any]) -> dict[str, frozenset[str]]:
@@ -30,11 +33,39 @@ def outside_bases(cls: ClassVal) -> list[str]:
     return out
 
 
+def outside_calls(rules: dict[str, Any]) -> dict[str, str]:
+    """{outside class path: the method calling an instance runs} from rules/startup.toml."""
+    return {r["base"]: r["call"] for r in rules.get("outside_base", []) if "call" in r}
+
+
 class OutsideBaseMethods:
-    """`obj.m` where `obj`'s class gets `m` from an outside base whose `m` returns self; `del obj.x`
-    of an attribute the instance does not hold itself, where an outside base may hold it."""
+    """`obj.m` where `obj`'s class gets `m` from an outside base whose `m` returns self; `obj(...)`
+    where an outside base's `__call__` runs a method the tree class defines; `del obj.x` of an
+    attribute the instance does not hold itself, where an outside base may hold it."""
 
     returns_self: ClassVar[dict[str, frozenset[str]]] = {}  # set per interpreter class from rules/startup.toml
+    calls: ClassVar[dict[str, str]] = {}                    # likewise
+
+    def call(self, func, args, kwargs, state, module, node=None, line=0):
+        func = self.deref(func, state)  # type: ignore[attr-defined]
+        if self.calls and isinstance(func, Obj):
+            method = self._outside_call(func)
+            if method is not None:
+                return super().call(BoundMethod(method, func), args, kwargs, state, module, node, line)  # type: ignore[misc]
+        return super().call(func, args, kwargs, state, module, node, line)  # type: ignore[misc]
+
+    def _outside_call(self, obj: Obj) -> FuncVal | None:
+        """The tree method an outside base's `__call__` runs on `obj`, if the class defines no
+        `__call__` of its own (that one is called as for any instance)."""
+        if obj.cls.lookup("__call__")[0]:
+            return None
+        for path in outside_bases(obj.cls):
+            name = self.calls.get(path)
+            if name is not None:
+                found, method = obj.cls.lookup(name)
+                if found and isinstance(method, FuncVal):
+                    return method
+        return None
 
     def getattr(self, base, attr, state, module, node=None):
         if self.returns_self and isinstance(base, Obj) and attr not in state.attrs(base.oid):
