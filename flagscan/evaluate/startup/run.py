@@ -20,6 +20,7 @@ from typing import Any, ClassVar
 
 from flagscan.evaluate.gates_store import _globals_in
 from flagscan.evaluate.interp_base import Budget, Dead
+from flagscan.evaluate.startup.ranks import ProcessGroups, distributed
 from flagscan.evaluate.startup.results import StartupRaise, StartupResult, StartupWrite
 from flagscan.evaluate.state import State
 from flagscan.evaluate.values import ClassVal, ExcVal, FuncVal, LazyImport, ModuleVal, Obj, Unknown
@@ -69,8 +70,9 @@ class _Registries:
 
 
 @dataclass
-class StartupWorld(World):
-    """The world of the resolution, plus the registries startup code looks classes up in."""
+class StartupWorld(ProcessGroups, World):
+    """The world of the resolution, plus the registries startup code looks classes up in and,
+    once the startup entries run, torch.distributed's default group (flagscan/evaluate/startup/ranks.py)."""
 
     registries: _Registries | None = None
 
@@ -185,8 +187,10 @@ def _globals_of(fn_ir: dict[str, Any]) -> frozenset[str]:
 
 
 def startup_world(world: World, root: Path, rules: dict[str, Any]) -> StartupWorld:
-    return StartupWorld(world.gpu, dict(world.env), world.model, world.model_path, dists=world.dists,
-                        registries=_Registries(root, rules.get("registry", [])))
+    out = StartupWorld(world.gpu, dict(world.env), world.model, world.model_path, dists=world.dists,
+                       registries=_Registries(root, rules.get("registry", [])))
+    out.dist = distributed(rules)
+    return out
 
 
 def _value(spec: str | dict[str, Any], record: Any, interp: Any = None, state: State | None = None,
@@ -302,6 +306,8 @@ def run_entries(interp, state: State, record: Obj, rules: dict[str, Any]) -> Sta
     resolved = dict(state.attrs(record.oid))
     interp.read_record = record.oid  # flagscan/evaluate/startup/serving.py SettingReads
     interp.config_properties = True  # flagscan/evaluate/startup/config_props.py (not during the resolution)
+    if isinstance(interp.world, ProcessGroups):
+        interp.world.dist_on = True  # torch.distributed's default group is made by the startup code
     built: dict[str, Any] = {}  # entry name -> what it built (an "entry:NAME" value of a later entry)
     for entry in rules.get("entry", []):
         module_name, _, cls_name = entry["class"].rpartition(".")
