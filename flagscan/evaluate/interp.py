@@ -37,6 +37,7 @@ from flagscan.evaluate.values import (
     EnumMember,
     ExcVal,
     External,
+    Fresh,
     FuncVal,
     GeneratorVal,
     LazyImport,
@@ -345,7 +346,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
             else:
                 self.give_up(f"del of an item of a {container.cls.name} without __delitem__", module, line,
                              "the object")
-        elif not (isinstance(container, Outside) or (isinstance(container, Unknown) and container.needs)):
+        elif not (isinstance(container, (Outside, Fresh)) or (isinstance(container, Unknown) and container.needs)):
             self.give_up(f"del of an item of {getattr(container, 'why', type(container).__name__)}", module, line,
                          "what it may alias")
 
@@ -397,8 +398,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                 self.external_writes[_item_path(container, key)] = value
             else:
                 self.external_writes[f"{container.path}[?]"] = value
-        elif isinstance(container, Outside) or (isinstance(container, Unknown) and container.needs):
-            pass  # outside code's object, or one that stands for a fact not given: not the model's
+        elif isinstance(container, (Outside, Fresh)) or (isinstance(container, Unknown) and container.needs):
+            pass  # outside code's object, one that stands for a fact not given, a new one: not the model's
         elif isinstance(container, Unknown) and _candidates(container):
             # one of a few containers (joined paths): each may be the one written, so each
             # entry may hold its old value or the new one
@@ -428,7 +429,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         elif isinstance(container, list) and isinstance(key, Unknown):
             for i, old in enumerate(container):
                 container[i] = join_values([old, value], "an element written at an unknown index")
-        elif not (container is None or isinstance(container, Outside)
+        elif not (container is None or isinstance(container, (Outside, Fresh))
                   or (isinstance(container, Unknown) and container.needs)):
             self.give_up(f"item assignment into one of several values, a {type(container).__name__}", module, line,
                          "what it may alias")

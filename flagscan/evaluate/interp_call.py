@@ -215,7 +215,7 @@ class CallsMixin:
             except Exception as exc:  # Python raises here; flagscan does not follow the raise
                 return self.give_up(f"{self._text(node) if node else 'a call'} raised {type(exc).__name__}", module, line)
         if isinstance(func, Unknown):
-            if func.options and len(func.options) <= _OPTION_CALLS and all(_callable(o) for o in func.options):
+            if func.options and len(func.options) <= _OPTION_CALLS and all(self.callable_value(o) for o in func.options):
                 return self._call_options(func, args, kwargs, state, module, node, line)
             if isinstance(func, OutsideAttr) and func.oid is not None and any(
                     model_value(v) for v in [*args, *kwargs.values()]):
@@ -225,6 +225,15 @@ class CallsMixin:
                 return self.derived(func, self._text(node) if node else func.why, state)
             return Unknown(self._text(node) if node else func.why, func.needs)
         return self.give_up(f"a call of a {type(func).__name__} ({self._text(node) if node else '?'})", module, line)
+
+    def callable_value(self, value: Any) -> bool:
+        """Whether `call` follows a call of `value`: analysed code, a builtin, or an instance of an
+        analysed class with its own `__call__` (one of several layers: mm_utils.py's
+        `input_embedding(input_ids)`, a VocabParallelEmbedding or a PPMissingLayer)."""
+        if isinstance(value, Obj):
+            found, method = value.cls.lookup("__call__")
+            return found and isinstance(method, FuncVal)
+        return _callable(value)
 
     def _consumed(self, value: Any, state: State, module: ModuleVal) -> Any:
         if not isinstance(value, GeneratorVal):

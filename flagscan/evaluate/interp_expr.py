@@ -319,6 +319,10 @@ class ExpressionsMixin:
         if isinstance(base, Unknown) and base.options is not None and not isinstance(index, Unknown):
             values = [self.subscript(o, index, state, module, node) for o in base.options]
             return join_values(values, base.why)
+        if isinstance(base, (list, tuple)) and isinstance(index, Unknown) and base:
+            element = _any_element(base, index, self._text(node) if node else "subscript")
+            if element is not None:
+                return element
         if isinstance(base, Unknown) or isinstance(index, Unknown) or not isinstance(base, PLAIN):
             if isinstance(base, (ClassVal, External, Builtin, GenericAlias)):
                 return GenericAlias(base, index if isinstance(index, tuple) else (index,))
@@ -346,6 +350,14 @@ class ExpressionsMixin:
             state.raised.append((state.fork(), raised))
             raise Dead() from None
         except TypeError as exc:
+            if base is None:
+                # None is no other kind: Python raises here (0.5.10 piecewise_cuda_graph_runner.py
+                # replay_prepare's `buffers.mrope_positions[:, n:m]`, None for a text-only model, on
+                # the paths where the batch holds mrope positions)
+                raised = ExcVal("TypeError", "'NoneType' object is not subscriptable")
+                self.record(state, "raise", module, self.line, value=raised.type_name, message=raised.message)
+                state.raised.append((state.fork(), raised))
+                raise Dead() from None
             # Python raises here too, but a value flagscan holds as a plain one may stand for another
             # kind (a tensor indexed by a tuple): not followed
             return self.give_up(f"{type(exc).__name__} in {self._text(node) if node else 'a subscript'}", module)
@@ -607,3 +619,14 @@ def _logger_method(level: str):
             interp.record(state, "log", module, line, level=level, message=message)
         return None
     return log
+
+
+def _any_element(seq: list[Any] | tuple[Any, ...], index: Unknown, why: str) -> Any:
+    """`seq[i]`, i not known, where every element is outside code's object or stands for a fact
+    not given (0.5.16 memory_pool.py's `self.k_buffer[layer_id]`, each a `torch.zeros(...)`): any
+    element, so a store into it is what a store into each would be. None: not decided here."""
+    elements = [e.value if isinstance(e, Maybe) else e for e in seq]
+    if not all(isinstance(e, Outside) or (isinstance(e, Unknown) and e.needs) for e in elements):
+        return None
+    needs = frozenset().union(*(e.needs for e in elements)) | index.needs
+    return Outside(why, needs) if all(type(e) is Outside for e in elements) else Unknown(why, needs)

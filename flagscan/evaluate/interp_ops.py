@@ -17,6 +17,7 @@ from flagscan.evaluate.values import (
     EnvView,
     ExcVal,
     External,
+    Fresh,
     FuncVal,
     GenericAlias,
     Maybe,
@@ -49,6 +50,10 @@ class OperatorsMixin:
                 return result
         if isinstance(left, Unknown) or isinstance(right, Unknown):
             opts = _combine_options(left, right, _BIN.get(op))
+            if opts is None and op == "*" and (isinstance(left, list) or isinstance(right, list)):
+                # a list repeated a number of times not known (0.5.20 cuda_graph_setup.py's
+                # `[None] * (max_layer_id + 1)`): a new list, whose length is not known
+                return Fresh(f"{op} on unknown", unknown_of(left, right).needs)
             return opts if opts is not None else unknown_of(left, right, why=f"{op} on unknown")
         if has_unknown(left) or has_unknown(right):
             if op == "+" and isinstance(left, (list, tuple)) and type(left) is type(right):

@@ -51,6 +51,15 @@ class Outside(Unknown):
     __slots__ = ()
 
 
+class Fresh(Unknown):
+    """A new object that the expression making it made (`[None] * n` with n not known: a list no
+    other value holds yet), whose contents are not known. A store into it reaches no other object
+    the model knows, so it changes nothing known; what is read from it is a plain Unknown (its
+    elements may be the model's objects: `[layer] * n`)."""
+
+    __slots__ = ()
+
+
 class OutsideAttr(Outside):
     """An attribute that an outside base makes on the instance `oid` (None: on one of several):
     outside code's object itself, but what it holds, gives or returns may be the model's objects

@@ -15,7 +15,7 @@ import pytest
 from flagscan.evaluate.interp import Dead, Interpreter
 from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_calls, outside_self
 from flagscan.evaluate.state import State
-from flagscan.evaluate.values import Maybe, ModuleVal, Unknown
+from flagscan.evaluate.values import Maybe, ModuleVal, Obj, Unknown
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec
@@ -30,14 +30,14 @@ class _Startup(OutsideBaseMethods, Interpreter):
     returns_self, calls = outside_self(load("startup")), outside_calls(load("startup"))
 
 
-def _call(tmp_path: Path, source: str, function: str = "main") -> Any:
+def _call(tmp_path: Path, source: str, function: str = "main", args: tuple = ()) -> Any:
     root = write_tree(tmp_path / "tree", {"sglang/srt/mod.py": source})
     interp = _Startup(ModuleStore(root, tmp_path / "cache"), World(profile_from_spec("h200"), {}))
     state = State({}, {})
     module = interp.import_module("sglang.srt.mod", state)
     assert isinstance(module, ModuleVal)
     try:
-        return interp.call(interp.deref(module.globals[function], state), [], {}, state, module)
+        return interp.call(interp.deref(module.globals[function], state), list(args), {}, state, module)
     except Dead:
         return Dead
 
@@ -94,7 +94,40 @@ def test_calling_an_instance_without_a_call_method_still_gives_up(tmp_path) -> N
 
 def test_the_outside_call_method_is_rule_data() -> None:
     calls = outside_calls(load("startup"))
-    assert calls == {"torch.nn.Module": "forward"}
+    assert calls["torch.nn.Module"] == "forward" and calls["torch.nn.Identity"] == "forward"
+    assert all(base.startswith("torch.nn.") and name.isidentifier() for base, name in calls.items())
+
+
+LAYERS = """
+import torch
+
+class VocabParallelEmbedding(torch.nn.Module):
+    def forward(self, input_ids):
+        return ("embedded", input_ids)
+
+class PPMissingLayer(torch.nn.Identity):
+    def forward(self, *args, **kwargs):
+        return args[0]
+
+class Scaled:
+    def __call__(self, x):
+        return x * 2
+
+def main(first_rank):
+    embed = VocabParallelEmbedding() if first_rank else PPMissingLayer()
+    scale = Scaled() if first_rank else Scaled()
+    return embed(1), scale(3)
+"""
+
+
+def test_calling_one_of_several_layers_runs_each_forward(tmp_path) -> None:
+    # 0.5.10 mm_utils.py embed_mm_inputs: `input_embeds = input_embedding(input_ids)`, where the
+    # language model's embed_tokens is a VocabParallelEmbedding or (pipeline parallel, not the
+    # first rank) a PPMissingLayer(torch.nn.Identity)
+    value = _call(tmp_path, LAYERS, args=(Unknown("first_rank"),))
+    assert isinstance(value, tuple) and value[1] == 6
+    assert isinstance(value[0], Unknown) and value[0].options is not None
+    assert sorted(map(repr, value[0].options)) == sorted(map(repr, [("embedded", 1), 1]))
 
 
 NUMA = """
@@ -135,3 +168,82 @@ def main(node):
     return groups[node]
 """, args=(Unknown("node"),))
     assert isinstance(value, Unknown) and value.options is not None and sorted(map(len, value.options)) == [0, 1]
+
+
+REPEATED = """
+import torch
+
+class Layer:
+    def __init__(self, layer_id):
+        self.layer_id = layer_id
+
+def main(n, i):
+    indexed = [None] * (n + 1)
+    indexed[i] = Layer(i)
+    shared = Layer(0)
+    repeated = [shared] * n
+    repeated[0].layer_id = 5
+    return indexed, indexed[0], shared.layer_id
+"""
+
+
+def test_a_store_into_a_list_repeated_a_number_of_times_not_known_reaches_nothing_else(tmp_path) -> None:
+    # 0.5.20 cuda_graph_setup.py: `indexed_attention = [None] * (max_layer_id + 1)`, then
+    # `indexed_attention[layer_id] = attention`
+    (indexed, first, layer_id), interp = run(tmp_path, REPEATED, args=(Unknown("n"), Unknown("i")))
+    assert isinstance(indexed, Unknown) and isinstance(first, Unknown) and first.options is None
+    # an element read from it may be the model's object: a write through it may have reached it
+    assert isinstance(layer_id, Unknown) and layer_id.options is not None and set(layer_id.options) == {0, 5}
+    assert interp.stops == []
+
+
+BUFFERS = """
+import torch
+
+class Pool:
+    def __init__(self, layers):
+        self.k_buffer = [torch.zeros((4, 8), dtype=torch.bfloat16, device="cuda") for _ in range(layers)]
+
+    def set_kv_buffer(self, layer_id, loc, k):
+        k_cache = self.k_buffer[layer_id]
+        k_cache[loc] = k
+        return k_cache
+
+def main(layer_id, loc):
+    return Pool(40).set_kv_buffer(layer_id, loc, "k")
+"""
+
+
+def test_a_store_into_one_of_a_list_of_outside_objects_under_an_index_not_known(tmp_path) -> None:
+    # 0.5.16 mem_cache/memory_pool.py: `k_cache = self.k_buffer[layer_id]; k_cache[indices] = k`
+    value, interp = run(tmp_path, BUFFERS, args=(Unknown("layer_id"), Unknown("loc")))
+    assert isinstance(value, Unknown) and "runtime:torch.zeros" in value.needs
+    assert interp.stops == []
+
+
+def test_an_index_not_known_into_a_list_of_analysed_values_stays_unknown(tmp_path) -> None:
+    value, _ = run(tmp_path, BUFFERS.replace("torch.zeros((4, 8), dtype=torch.bfloat16, device=\"cuda\")", "{}")
+                   .replace("k_cache[loc] = k", "pass"), args=(Unknown("layer_id"), Unknown("loc")))
+    assert isinstance(value, Unknown) and value.options is None and not value.needs
+
+
+NONE_BUFFER = """
+def replay(mrope_positions, buffer, n, m):
+    if mrope_positions is not None:
+        buffer[:, n:m].zero_()
+    return "replayed"
+
+def main(mrope_positions, n, m):
+    try:
+        return replay(mrope_positions, None, n, m)
+    except TypeError:
+        return "TypeError"
+"""
+
+
+def test_subscripting_none_raises_type_error(tmp_path) -> None:
+    # 0.5.10 piecewise_cuda_graph_runner.py replay_prepare: `buffers.mrope_positions[:, n:m]`, None
+    # for a text-only model, where the batch's own mrope_positions is not known to be None
+    value, interp = run(tmp_path, NONE_BUFFER, args=(Unknown("mrope_positions"), Unknown("n"), Unknown("m")))
+    assert isinstance(value, Unknown) and set(value.options or ()) == {"replayed", "TypeError"}
+    assert interp.stops == []

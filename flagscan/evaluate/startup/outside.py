@@ -54,6 +54,10 @@ class OutsideBaseMethods:
                 return super().call(BoundMethod(method, func), args, kwargs, state, module, node, line)  # type: ignore[misc]
         return super().call(func, args, kwargs, state, module, node, line)  # type: ignore[misc]
 
+    def callable_value(self, value: Any) -> bool:
+        return (isinstance(value, Obj) and self._outside_call(value) is not None) \
+            or super().callable_value(value)  # type: ignore[misc]
+
     def _outside_call(self, obj: Obj) -> FuncVal | None:
         """The tree method an outside base's `__call__` runs on `obj`, if the class defines no
         `__call__` of its own (that one is called as for any instance)."""
