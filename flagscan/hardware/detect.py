@@ -65,7 +65,8 @@ class Detection:
 def _load_nvml() -> Any:
     try:
         with warnings.catch_warnings():
-            # pynvml >= 12 is a shim over nvidia-ml-py that warns on import; same module.
+            # flagscan depends on nvidia-ml-py, which provides `pynvml`; an environment that also
+            # has the deprecated `pynvml` package (a shim over it) warns on import.
             warnings.simplefilter("ignore", FutureWarning)
             import pynvml  # lazily: flagscan must import without it
     except ImportError as exc:

@@ -75,9 +75,19 @@ class ParseFailure(Exception):
 
 class RecordingParser(argparse.ArgumentParser):
     calls: list[Call]
+    _formatter: argparse.HelpFormatter | None = None
 
     def error(self, message: str) -> Any:  # argparse would print and exit; we want the message
         raise ParseFailure(message)
+
+    def _get_formatter(self) -> argparse.HelpFormatter:
+        # argparse asks for a fresh formatter on every add_argument, only to check a metavar
+        # tuple against nargs (`_format_args`, which keeps no state), and each one asks the
+        # terminal for its size: a third of building 0.5.23's parser. This parser's help and
+        # usage are never printed, so one formatter serves every check.
+        if self._formatter is None:
+            self._formatter = self.formatter_class(prog=self.prog)
+        return self._formatter
 
 
 @functools.cache
