@@ -54,11 +54,12 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
                                 dists=getattr(scenario, "packages", None)), Path(root), srules)
 
     from flagscan.evaluate.startup.config_props import ConfigProperties
+    from flagscan.evaluate.startup.joins import JoinNeeds
     from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_calls, outside_self
     from flagscan.evaluate.startup.serving import BatchAsserts, SettingReads
 
-    class Interp(SurvivalTracking, GlobalWrites, BatchAsserts, SettingReads, ConfigProperties, OutsideBaseMethods,
-                 _Resolver):
+    class Interp(JoinNeeds, SurvivalTracking, GlobalWrites, BatchAsserts, SettingReads, ConfigProperties,
+                 OutsideBaseMethods, _Resolver):
         returns_self, calls = outside_self(srules), outside_calls(srules)
 
     run = run_entry(ModuleStore(root, cache_dir), inventory, given, world, rules, Interp)

@@ -306,6 +306,7 @@ def run_entries(interp, state: State, record: Obj, rules: dict[str, Any]) -> Sta
     resolved = dict(state.attrs(record.oid))
     interp.read_record = record.oid  # flagscan/evaluate/startup/serving.py SettingReads
     interp.config_properties = True  # flagscan/evaluate/startup/config_props.py (not during the resolution)
+    interp.join_needs = True  # flagscan/evaluate/startup/joins.py (idem)
     if isinstance(interp.world, ProcessGroups):
         interp.world.dist_on = True  # torch.distributed's default group is made by the startup code
     built: dict[str, Any] = {}  # entry name -> what it built (an "entry:NAME" value of a later entry)
