@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
+import marshal
+import os
 import re
 import sys
 from functools import cache
-from importlib import resources
 from typing import TYPE_CHECKING, Any
-
-if sys.version_info >= (3, 11):
-    import tomllib
-else:  # pragma: no cover - exercised on 3.10 only
-    import tomli as tomllib
 
 if TYPE_CHECKING:
     from importlib.resources.abc import Traversable
@@ -41,18 +37,71 @@ def rules_dir() -> Traversable:
     locations = list(spec.submodule_search_locations or [])
     if len(locations) == 1 and Path(locations[0]).is_dir():
         return Path(locations[0])
+    from importlib import resources
+
     return resources.files("flagscan.rules")
 
 
 def _parse(name: str) -> dict[str, Any]:
+    folder = rules_dir()
+    if isinstance(folder, os.PathLike):
+        return _parse_file(os.fspath(folder), name)
     try:
-        text = (rules_dir() / f"{name}.toml").read_text(encoding="utf-8")
+        text = (folder / f"{name}.toml").read_text(encoding="utf-8")
     except (FileNotFoundError, ModuleNotFoundError, NotADirectoryError) as exc:
         raise RuleDataError(f"rule data rules/{name}.toml is missing") from exc
+    return _toml(name, text)
+
+
+def _toml(name: str, text: str) -> dict[str, Any]:
+    if sys.version_info >= (3, 11):
+        import tomllib
+    else:  # pragma: no cover - exercised on 3.10 only
+        import tomli as tomllib
     try:
         return tomllib.loads(text)
     except tomllib.TOMLDecodeError as exc:
         raise RuleDataError(f"rule data rules/{name}.toml is malformed: {exc}") from exc
+
+
+def _parse_file(folder: str, name: str) -> dict[str, Any]:
+    """A rule file on disk, parsed once per content: the parse is kept as marshal data in
+    `__pycache__` beside it (as Python keeps compiled modules) with the sha256 of the text it
+    came from, since parsing TOML in pure Python is ~10 ms of every run."""
+    import hashlib
+
+    path = os.path.join(folder, f"{name}.toml")
+    try:
+        with open(path, "rb") as fh:
+            raw = fh.read()
+    except (FileNotFoundError, NotADirectoryError) as exc:
+        raise RuleDataError(f"rule data rules/{name}.toml is missing") from exc
+    stamp = hashlib.sha256(raw).digest()
+    kept = os.path.join(folder, "__pycache__", f"{name}.toml.marshal")
+    try:
+        with open(kept, "rb") as fh:
+            was, data = marshal.loads(fh.read())
+        if was == stamp and isinstance(data, dict):
+            return data
+    except (OSError, ValueError, EOFError, TypeError):
+        pass   # none kept yet, or unreadable: parsed below
+    data = _toml(name, raw.decode("utf-8"))
+    if not sys.dont_write_bytecode:
+        _keep(kept, (stamp, data))
+    return data
+
+
+def _keep(path: str, value: Any) -> None:
+    """Write marshal data whole or not at all; a read-only install only costs speed."""
+    try:
+        blob = marshal.dumps(value)
+        os.makedirs(os.path.dirname(path), exist_ok=True)
+        tmp = f"{path}.{os.getpid()}.tmp"
+        with open(tmp, "wb") as fh:
+            fh.write(blob)
+        os.replace(tmp, path)
+    except (OSError, ValueError):
+        pass   # a value marshal cannot hold (a TOML date), or no write access
 
 
 @cache
