@@ -222,10 +222,3 @@ def test_the_distributed_rules_have_their_schema() -> None:
         assert data[key] and all(p.startswith("torch.distributed.") for p in data[key])
     assert data["group_keyword"].isidentifier() and data["init_world_size"]["keyword"].isidentifier()
 
-
-def test_a_single_rank_is_rank_zero(tmp_path) -> None:
-    # one GPU: the group of one rank holds rank 0, so even the rank-dependent test is decided
-    result = _run(tmp_path, tp_size=1)
-    assert result.rejections == [] and result.completed
-    # what is left of the run: each group's `assert self.cpu_group is not None` on new_group's result
-    assert result.run_dependent == 2

@@ -24,8 +24,8 @@ class JoinNeeds:
 
     join_needs: bool = False
 
-    def _s_if(self, stmt, state: State, module) -> list[tuple[str, State, Any]]:
-        outcomes = super()._s_if(stmt, state, module)  # type: ignore[misc]
+    def _s_if(self, stmt: Any, state: State, module: Any) -> list[tuple[str, State, Any]]:
+        outcomes: list[tuple[str, State, Any]] = super()._s_if(stmt, state, module)  # type: ignore[misc]
         nexts = [s for kind, s, _ in outcomes if kind == "next"]
         if len(nexts) < 2 or not getattr(self, "join_needs", False):
             return outcomes

@@ -66,13 +66,14 @@ class ProcessGroups:
     dist: Distributed | None = None
     dist_on: bool = False  # set once the resolution is done (the startup entries run)
 
-    def call_external(self, interp, func: External, args, kwargs, state: State, module, line) -> Any:
+    def call_external(self, interp: Any, func: External, args: Any, kwargs: Any, state: State, module: Any,
+                      line: int) -> Any:
         d = self.dist
         if d is not None and self.dist_on and func.path in d.paths:
             return self._dist_call(interp, d, func.path, list(args), dict(kwargs), state)
         return super().call_external(interp, func, args, kwargs, state, module, line)  # type: ignore[misc]
 
-    def _dist_call(self, interp, d: Distributed, path: str, args: list[Any], kwargs: dict[str, Any],
+    def _dist_call(self, interp: Any, d: Distributed, path: str, args: list[Any], kwargs: dict[str, Any],
                    state: State) -> Any:
         group = default_group(state)
         if path in d.init:
@@ -92,14 +93,12 @@ class ProcessGroups:
             return Unknown(f"{path}(...)", {f"runtime:{path}"})
         if path in d.world_size:
             return group.get("world_size", Unknown("the world size", {f"runtime:{path}"}))
-        if group.get("world_size") == 1:
-            return 0   # the one rank there is
         ranks: list[tuple[int, int]] = self.__dict__.get("_ranks", [])
         if ranks and interp.stack and id(interp.stack[-1][1]) == ranks[-1][0]:
             return ranks[-1][1]   # asked in the body of the function run for this rank
         return Unknown("the rank of this process", {_RANK_NEED})
 
-    def function_override(self, interp, fn: FuncVal, args, kwargs, state: State) -> Any:
+    def function_override(self, interp: Any, fn: FuncVal, args: Any, kwargs: Any, state: State) -> Any:
         d = self.dist
         if d is not None and self.dist_on and not self.__dict__.get("_ranks") and self._asks_rank(interp, d, fn):
             size = default_group(state).get("world_size")
@@ -107,7 +106,7 @@ class ProcessGroups:
                 return self._per_rank(interp, fn, list(args), dict(kwargs), state, size)
         return super().function_override(interp, fn, args, kwargs, state)  # type: ignore[misc]
 
-    def _per_rank(self, interp, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State,
+    def _per_rank(self, interp: Any, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State,
                   size: int) -> Any:
         """`fn` called once per rank, each on its own path assuming that rank; the paths joined."""
         ranks: list[tuple[int, int]] = self.__dict__.setdefault("_ranks", [])
@@ -136,7 +135,7 @@ class ProcessGroups:
             value = Unknown(value.why, {_RANK_NEED}, value.options, value.truth)   # it differs by rank
         return value
 
-    def _asks_rank(self, interp, d: Distributed, fn: FuncVal) -> bool:
+    def _asks_rank(self, interp: Any, d: Distributed, fn: FuncVal) -> bool:
         """Whether `fn`'s own body calls one of the rank calls with no group (resolved through its
         module's imports), cached per function."""
         cache: dict[int, bool] = self.__dict__.setdefault("_asks", {})
@@ -151,7 +150,7 @@ class ProcessGroups:
         return cache[key]
 
 
-def _outside(interp, value: Any) -> str | None:
+def _outside(interp: Any, value: Any) -> str | None:
     """The dotted path of a module global that names something outside the tree (an import of it)."""
     if isinstance(value, External):
         return value.path
