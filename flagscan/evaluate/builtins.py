@@ -107,6 +107,10 @@ def _pure(name: str, fn):
                 return _any_all(name, args[0])
             return unknown_of(*args, *kwargs.values(), why=f"{name}(...)")
         args = [a.data if isinstance(a, ConfigView) else a for a in args]
+        if name in ("max", "min") and not kwargs and args:
+            items = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
+            if items and any(isinstance(i, EnumMember) for i in items):
+                return _extreme(interp, state, module, line, name, items)
         if any(not isinstance(a, _PLAIN + (range, EnumMember)) and not hasattr(a, "__iter__") for a in args):
             return Unknown(f"{name}(...) of an object")
         try:
@@ -117,6 +121,20 @@ def _pure(name: str, fn):
             result = list(result)
         return result
     return Builtin(name, call)
+
+
+def _extreme(interp, state, module, line: int, name: str, items: list[Any]) -> Any:
+    """`max(a, b)` / `min(...)` over enum members, ordered as the interpreter orders them (an
+    IntEnum by its ints, or the class's own `__lt__`): Python keeps the first extreme item."""
+    best = items[0]
+    for item in items[1:]:
+        better = interp.compare(">" if name == "max" else "<", item, best, state, module, line)
+        if not isinstance(better, bool):
+            return Unknown(f"{name}(...) of members not ordered", getattr(better, "needs", ()),
+                           tuple(items) if len(items) <= 8 else None)
+        if better:
+            best = item
+    return best
 
 
 def _open(value: Any) -> bool:

@@ -310,9 +310,31 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                                                                  {f"runtime:{obj.path}.{attr}"})
         elif isinstance(obj, ConfigView):
             obj.data = {k: v for k, v in obj.data.items() if k != attr}
+        elif isinstance(obj, Unknown) and not isinstance(obj, Outside) and not obj.needs and _candidates(obj) \
+                and all(o is None or isinstance(o, (Obj, External)) or isinstance(o, Outside) for o in obj.options or ()):
+            self._delete_maybe(obj, attr, state, module, line)
         elif not (isinstance(obj, Outside) or (isinstance(obj, Unknown) and obj.needs)):
             self.give_up(f"del of .{attr} on {getattr(obj, 'why', type(obj).__name__)}", module, line,
                          "what it may alias")
+
+    def _delete_maybe(self, obj: Unknown, attr: str, state: State, module: ModuleVal, line: int) -> None:
+        """`del x.attr` with x one of several objects (0.5.10 qwen3_5_mtp.py set_embed_and_head:
+        `del self.model.embed_tokens.weight`, a VocabParallelEmbedding or a PPMissingLayer): on
+        the paths where an object is x its attribute is gone, so what it holds is not known.
+        (An option without the attribute raises AttributeError, or an outside base holds it.)"""
+        for option in obj.options or ():
+            if isinstance(option, Obj) and attr in state.attrs(option.oid):
+                found, hook = option.cls.lookup("__delattr__")
+                if found and isinstance(hook, FuncVal):
+                    self.give_up(f"del of .{attr} through __delattr__ on one of several objects", module, line,
+                                 "what it deletes")
+                    continue
+                value = Unknown(f".{attr} deleted on some paths")
+                state.writable(option.oid)[attr] = value
+                self.record(state, "write", module, line, oid=option.oid, attr=attr, value=value)
+            elif isinstance(option, External):
+                self.external_writes[f"{option.path}.{attr}"] = Unknown(f"{option.path}.{attr} (deleted)",
+                                                                        {f"runtime:{option.path}.{attr}"})
 
     def delete_item(self, container: Any, key: Any, state: State, module: ModuleVal, line: int) -> None:
         if container is self.world.env and isinstance(key, str) and key in container:
@@ -346,7 +368,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
             else:
                 self.give_up(f"del of an item of a {container.cls.name} without __delitem__", module, line,
                              "the object")
-        elif not (isinstance(container, (Outside, Fresh)) or (isinstance(container, Unknown) and container.needs)):
+        elif isinstance(container, Fresh):
+            container.forget()
+        elif not (isinstance(container, Outside) or (isinstance(container, Unknown) and container.needs)):
             self.give_up(f"del of an item of {getattr(container, 'why', type(container).__name__)}", module, line,
                          "what it may alias")
 
@@ -398,8 +422,10 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                 self.external_writes[_item_path(container, key)] = value
             else:
                 self.external_writes[f"{container.path}[?]"] = value
-        elif isinstance(container, (Outside, Fresh)) or (isinstance(container, Unknown) and container.needs):
-            pass  # outside code's object, one that stands for a fact not given, a new one: not the model's
+        elif isinstance(container, Fresh):
+            container.forget()   # a new list: no other object holds what is stored
+        elif isinstance(container, Outside) or (isinstance(container, Unknown) and container.needs):
+            pass  # outside code's object, or one that stands for a fact not given: not the model's
         elif isinstance(container, Unknown) and _candidates(container):
             # one of a few containers (joined paths): each may be the one written, so each
             # entry may hold its old value or the new one
@@ -429,7 +455,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         elif isinstance(container, list) and isinstance(key, Unknown):
             for i, old in enumerate(container):
                 container[i] = join_values([old, value], "an element written at an unknown index")
-        elif not (container is None or isinstance(container, (Outside, Fresh))
+        elif isinstance(container, Fresh):
+            container.forget()
+        elif not (container is None or isinstance(container, Outside)
                   or (isinstance(container, Unknown) and container.needs)):
             self.give_up(f"item assignment into one of several values, a {type(container).__name__}", module, line,
                          "what it may alias")

@@ -16,6 +16,7 @@ from flagscan.evaluate.values import (
     EnvView,
     ExcVal,
     External,
+    Fresh,
     FuncVal,
     GenericAlias,
     LambdaVal,
@@ -50,6 +51,8 @@ class ExpressionsMixin:
 
     def getattr(self, base: Any, attr: str, state: State, module: ModuleVal, node: Any = None) -> Any:
         base = self.deref(base, state)
+        if isinstance(base, Fresh) and attr in _LIST_MUTATORS:
+            base.forget()   # a method of the new list (`append`) may change what it holds
         if isinstance(base, Unknown) and _objects(base):
             # an attribute of one of several known records is that record's attribute (a None
             # option would raise AttributeError: that path does not go on)
@@ -319,6 +322,8 @@ class ExpressionsMixin:
         if isinstance(base, Unknown) and base.options is not None and not isinstance(index, Unknown):
             values = [self.subscript(o, index, state, module, node) for o in base.options]
             return join_values(values, base.why)
+        if isinstance(base, Fresh) and base.known and not isinstance(index, slice):
+            return base.element   # every element is like it (an IndexError is not followed)
         if isinstance(base, (list, tuple)) and isinstance(index, Unknown) and base:
             element = _any_element(base, index, self._text(node) if node else "subscript")
             if element is not None:
@@ -443,7 +448,7 @@ class ExpressionsMixin:
         finally:
             state.locals = saved
         if not ok:
-            return Unknown("comprehension over unknown")
+            return self._comp_over_unknown(kind, elt, gens, state, module, line)
         if kind == "dict":
             try:
                 return dict(results)
@@ -455,6 +460,30 @@ class ExpressionsMixin:
             except TypeError:
                 return Unknown("set comprehension")
         return results
+
+    def _comp_over_unknown(self, kind, elt, gens, state, module, line) -> Any:
+        """A list comprehension over values not known is a new list (Fresh); where its element is
+        a call of outside code, each element is what that call gives (0.5.16 memory_pool.py
+        MHATokenToKVPool: `self.k_buffer = [torch.zeros(...) for _ in range(self.layer_num)]`).
+        The element is computed on a copy of the path, with the loop variables not known."""
+        if kind != "list":
+            return Unknown("comprehension over unknown")
+        fresh = Fresh("comprehension over unknown")
+        if not (isinstance(elt, list) and elt and elt[0] == "call") or len(gens) != 1:
+            return fresh
+        fork = state.fork()
+        fork.locals = dict(state.locals)
+        try:
+            if not isinstance(self.deref(self.eval(elt[1], fork, module, line), fork), External):
+                return fresh
+            self.assign(gens[0][0], Unknown("an element of values not known"), fork, module, line)
+            element = self.eval(elt, fork, module, line)
+        except Dead:
+            return fresh
+        if isinstance(element, Outside) or (isinstance(element, Unknown) and element.needs
+                                            and not isinstance(element, Fresh)):
+            fresh.element, fresh.known = element, True
+        return fresh
 
     def _comp(self, gens, i, elt, kind, state, module, line, results) -> bool:
         if i == len(gens):
@@ -483,7 +512,7 @@ class ExpressionsMixin:
 
     def _e_lambda(self, node, state, module, line):
         closure = dict(getattr(state, "closure", None) or {})
-        closure.update(state.locals if state.locals is not module.globals else {})
+        closure.update(self.function_scope(state, module) or {})
         return LambdaVal(module, node[1], node[2], closure)
 
     def _e_walrus(self, node, state, module, line):
@@ -493,6 +522,9 @@ class ExpressionsMixin:
 
 
 _NOTHING = object()
+# the methods of a list that change what it holds (a Fresh value is a new list)
+_LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
+                            "__setitem__", "__delitem__", "__iadd__", "__imul__"})
 
 
 def _objects(value: Unknown) -> bool:

@@ -49,11 +49,16 @@ class OperatorsMixin:
             if result is not NotImplemented:
                 return result
         if isinstance(left, Unknown) or isinstance(right, Unknown):
+            if isinstance(left, Fresh):
+                left.forget()   # `x += [...]` extends the new list itself
             opts = _combine_options(left, right, _BIN.get(op))
             if opts is None and op == "*" and (isinstance(left, list) or isinstance(right, list)):
                 # a list repeated a number of times not known (0.5.20 cuda_graph_setup.py's
-                # `[None] * (max_layer_id + 1)`): a new list, whose length is not known
-                return Fresh(f"{op} on unknown", unknown_of(left, right).needs)
+                # `[None] * (max_layer_id + 1)`): a new list, whose length is not known; repeating
+                # one element makes every element that very object
+                items = left if isinstance(left, list) else right
+                return Fresh(f"{op} on unknown", unknown_of(left, right).needs, items[0] if len(items) == 1 else None,
+                             len(items) == 1 and not isinstance(items[0], Maybe))
             return opts if opts is not None else unknown_of(left, right, why=f"{op} on unknown")
         if has_unknown(left) or has_unknown(right):
             if op == "+" and isinstance(left, (list, tuple)) and type(left) is type(right):
@@ -155,6 +160,31 @@ class OperatorsMixin:
         if kept and len(kept) < len(value.options):
             state.locals[name] = kept[0] if len(kept) == 1 else Unknown(value.why, value.needs, kept, value.truth)
 
+    def _enum_order(self, op: str, left: Any, right: Any, state: State | None, module: ModuleVal | None) -> Any:
+        """`a < b` with an enum member: the analysed class's own method for the operator (0.5.20
+        forward_batch_info.py CaptureHiddenMode.__lt__), else an IntEnum's int order (its `>`
+        is int's: `max(capture_hidden_mode, spec_capture_hidden_mode)`). NotImplemented: not
+        decided here (a plain Enum's members have no order: Python raises TypeError)."""
+        name = _ORDER_METHODS.get(op)
+        if name is None:
+            return NotImplemented
+        if isinstance(left, EnumMember) and isinstance(left.cls, ClassVal):
+            found, method = left.cls.lookup(name)
+            if found and isinstance(method, FuncVal):
+                if state is None or module is None:
+                    return NotImplemented
+                return self.call(BoundMethod(method, left), [right], {}, state, module)
+        values = []
+        for side in (left, right):
+            if isinstance(side, EnumMember):
+                if not _int_enum(side):
+                    return NotImplemented
+                side = side.value
+            if not isinstance(side, int):
+                return NotImplemented
+            values.append(side)
+        return _CMP[op](values[0], values[1])
+
     def compare(self, op: str, left: Any, right: Any, state: State | None = None, module: ModuleVal | None = None,
                 line: int = 0) -> Any:
         """`left op right`. Where Python raises (`None < 4096`: TypeError), the analysed program
@@ -176,7 +206,10 @@ class OperatorsMixin:
             return opts if opts is not None else unknown_of(left, right, why="comparison with unknown")
         if isinstance(left, EnumMember) or isinstance(right, EnumMember):
             eq = left == right
-            return eq if op == "==" else (not eq if op == "!=" else self.give_up("ordering of enum members"))
+            if op in ("==", "!="):
+                return eq if op == "==" else not eq
+            ordered = self._enum_order(op, left, right, state, module)
+            return ordered if ordered is not NotImplemented else self.give_up("ordering of enum members")
         if has_unknown(left) or has_unknown(right):
             return unknown_of(left, right, why="comparison with unknown")
         if isinstance(left, _VERSION) and isinstance(right, _VERSION):
@@ -291,3 +324,14 @@ def _combine_options(left: Any, right: Any, fn) -> Any:
     needs = (left.needs if isinstance(left, Unknown) else frozenset()) | (
         right.needs if isinstance(right, Unknown) else frozenset())
     return Unknown("combination of unknowns", needs, tuple(results) if len(results) <= 8 else None)
+
+
+_ORDER_METHODS = {"<": "__lt__", "<=": "__le__", ">": "__gt__", ">=": "__ge__"}
+
+
+def _int_enum(member: EnumMember) -> bool:
+    """Whether the member's class is an IntEnum (or IntFlag): its members are ints."""
+    if not isinstance(member.cls, ClassVal):
+        return False
+    return any(isinstance(b, External) and b.path.rsplit(".", 1)[-1] in ("IntEnum", "IntFlag")
+               for c in member.cls.mro() for b in c.bases)

@@ -172,9 +172,20 @@ class StatementsMixin:
                 return True
         return False
 
+    def function_scope(self, state, module):
+        """The names a function (or lambda) defined here sees besides its own and the module's:
+        the enclosing function's. A class body's names are not among them: Python resolves a
+        method's free names past the class (0.5.23 runtime_context.py ForwardFlags.scoped calls
+        the builtin `set(kwargs)`, beside the class's own method `set`)."""
+        scope = state.locals
+        scopes = self.__dict__.get("_class_scopes", {})
+        while id(scope) in scopes:
+            scope = scopes[id(scope)]
+        return scope if scope is not module.globals else None
+
     def _s_def(self, stmt, state, module):
         ir = stmt[2]
-        closure = state.locals if state.locals is not module.globals else None
+        closure = self.function_scope(state, module)
         fn: Any = FuncVal(module, ir, closure)
         # A function that stands for a given fact keeps its identity: its
         # decorators (caches, retries) would only hide it from the world.
@@ -198,6 +209,8 @@ class StatementsMixin:
         namespace: dict[str, Any] = {}
         saved = state.locals
         state.locals = namespace
+        scopes = self.__dict__.setdefault("_class_scopes", {})
+        scopes[id(namespace)] = saved   # the scope the class body's functions see (function_scope)
         try:
             for inner in ir["body"]:
                 try:
@@ -211,6 +224,7 @@ class StatementsMixin:
                     state.modified, state.outer = joined.modified, joined.outer
         finally:
             state.locals = saved
+            scopes.pop(id(namespace), None)
         for key, value in namespace.items():
             if isinstance(value, FuncVal) and value.owner is None:
                 value.owner = cls

@@ -52,12 +52,23 @@ class Outside(Unknown):
 
 
 class Fresh(Unknown):
-    """A new object that the expression making it made (`[None] * n` with n not known: a list no
-    other value holds yet), whose contents are not known. A store into it reaches no other object
-    the model knows, so it changes nothing known; what is read from it is a plain Unknown (its
-    elements may be the model's objects: `[layer] * n`)."""
+    """A new list that the expression making it made (`[None] * n` with n not known; a list
+    comprehension over values not known), whose length is not known. A store into it reaches no
+    other object the model knows, so it changes nothing known; what is read from it is a plain
+    Unknown (its elements may be the model's objects: `[layer] * n`), or `element` where every
+    element is known to be like it (outside code's object: `[torch.zeros(...) for _ in
+    range(n)]`). A store into it, and a method of it that changes it (`append`), forget `element`."""
 
-    __slots__ = ()
+    __slots__ = ("element", "known")
+
+    def __init__(self, why: str, needs: frozenset[str] | set[str] | tuple = (), element: Any = None,
+                 known: bool = False) -> None:
+        super().__init__(why, needs)
+        self.element = element
+        self.known = known   # whether `element` is what every element is
+
+    def forget(self) -> None:
+        self.element, self.known = None, False
 
 
 class OutsideAttr(Outside):

@@ -15,7 +15,7 @@ import pytest
 from flagscan.evaluate.interp import Dead, Interpreter
 from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_calls, outside_self
 from flagscan.evaluate.state import State
-from flagscan.evaluate.values import Maybe, ModuleVal, Obj, Unknown
+from flagscan.evaluate.values import Maybe, ModuleVal, Unknown
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec
@@ -179,21 +179,31 @@ class Layer:
 
 def main(n, i):
     indexed = [None] * (n + 1)
+    before = indexed[i]
     indexed[i] = Layer(i)
     shared = Layer(0)
     repeated = [shared] * n
     repeated[0].layer_id = 5
-    return indexed, indexed[0], shared.layer_id
+    written = shared.layer_id
+    other = Layer(1)
+    others = [other] * n
+    others.append(Layer(2))
+    others[i].layer_id = 7
+    return indexed, before, indexed[0], written, other.layer_id
 """
 
 
 def test_a_store_into_a_list_repeated_a_number_of_times_not_known_reaches_nothing_else(tmp_path) -> None:
     # 0.5.20 cuda_graph_setup.py: `indexed_attention = [None] * (max_layer_id + 1)`, then
     # `indexed_attention[layer_id] = attention`
-    (indexed, first, layer_id), interp = run(tmp_path, REPEATED, args=(Unknown("n"), Unknown("i")))
-    assert isinstance(indexed, Unknown) and isinstance(first, Unknown) and first.options is None
-    # an element read from it may be the model's object: a write through it may have reached it
-    assert isinstance(layer_id, Unknown) and layer_id.options is not None and set(layer_id.options) == {0, 5}
+    (indexed, before, first, shared, other), interp = run(tmp_path, REPEATED, args=(Unknown("n"), Unknown("i")))
+    assert isinstance(indexed, Unknown) and before is None
+    # after the store the element read may be the layer stored: not known
+    assert isinstance(first, Unknown) and first.options is None
+    # every element of `[shared] * n` is shared itself
+    assert shared == 5
+    # after an append an element may be another object: a write through it may have reached other
+    assert isinstance(other, Unknown) and other.options is not None and set(other.options) == {1, 7}
     assert interp.stops == []
 
 
@@ -246,4 +256,142 @@ def test_subscripting_none_raises_type_error(tmp_path) -> None:
     # for a text-only model, where the batch's own mrope_positions is not known to be None
     value, interp = run(tmp_path, NONE_BUFFER, args=(Unknown("mrope_positions"), Unknown("n"), Unknown("m")))
     assert isinstance(value, Unknown) and set(value.options or ()) == {"replayed", "TypeError"}
+    assert interp.stops == []
+
+
+COMPREHENSION = """
+import torch
+
+class Layer:
+    def __init__(self):
+        self.size = 0
+
+def main(n, i):
+    buffers = [torch.zeros((4, 8)) for _ in range(n)]
+    layers = [Layer() for _ in range(n)]
+    first = buffers[i]
+    layers[i].size = 3
+    buffers.append(Layer())
+    return first, buffers[i], layers[i]
+"""
+
+
+def test_a_comprehension_over_values_not_known_of_outside_objects_gives_them(tmp_path) -> None:
+    # 0.5.16 memory_pool.py MHATokenToKVPool: `[torch.zeros(...) for _ in range(self.layer_num)]`
+    (first, after, layer), interp = run(tmp_path, COMPREHENSION, args=(Unknown("n"), Unknown("i")))
+    assert isinstance(first, Unknown) and "runtime:torch.zeros" in first.needs
+    # after an append an element may be the appended object; analysed elements are not known
+    assert isinstance(after, Unknown) and not after.needs and after.options is None
+    assert isinstance(layer, Unknown) and not layer.needs and layer.options is None
+    assert interp.stops == []
+
+
+MODES = """
+from enum import Enum, IntEnum
+
+class CaptureHiddenMode(IntEnum):
+    NULL = 0
+    LAST = 1
+    FULL = 2
+
+    def __lt__(self, other):
+        return self.value < other.value
+
+class Plain(Enum):
+    A = 1
+    B = 2
+
+def main():
+    mode = CaptureHiddenMode.LAST
+    spec = CaptureHiddenMode.FULL
+    return (max(mode, spec), min(mode, spec), max([CaptureHiddenMode.NULL, mode]), mode < spec,
+            spec > mode, CaptureHiddenMode.NULL >= mode)
+
+def plain():
+    return Plain.A < Plain.B
+"""
+
+
+def test_the_order_of_int_enum_members(tmp_path) -> None:
+    # 0.5.18-0.5.23 forward_batch_info.py get_required_capture_hidden_mode:
+    # `max(capture_hidden_mode, spec_capture_hidden_mode)`, CaptureHiddenMode an IntEnum with __lt__
+    value, interp = run(tmp_path, MODES)
+    assert [getattr(v, "name", v) for v in value] == ["FULL", "LAST", "LAST", True, True, False]
+    assert interp.stops == []
+
+
+def test_the_order_of_plain_enum_members_is_not_modelled(tmp_path) -> None:
+    # Python raises TypeError: not followed (a give-up), never a guessed order
+    with pytest.raises(GaveUp):
+        run(tmp_path, MODES, function="plain")
+
+
+SHARED = """
+import torch
+
+class VocabParallelEmbedding(torch.nn.Module):
+    def __init__(self):
+        self.weight = "own"
+
+class PPMissingLayer(torch.nn.Identity):
+    pass
+
+class Model:
+    def __init__(self, first_rank):
+        self.embed = VocabParallelEmbedding()
+        self.embed_tokens = self.embed if first_rank else PPMissingLayer()
+
+    def set_embed(self, embed):
+        del self.embed_tokens.weight
+        return self.embed.weight
+
+def main(first_rank):
+    return Model(first_rank).set_embed("shared")
+"""
+
+
+def test_deleting_an_attribute_of_one_of_several_objects_leaves_it_not_known(tmp_path) -> None:
+    # 0.5.10 qwen3_5_mtp.py set_embed_and_head: `del self.model.embed_tokens.weight` where
+    # embed_tokens is a VocabParallelEmbedding or (not the first pipeline rank) a PPMissingLayer
+    value, interp = run(tmp_path, SHARED, args=(Unknown("first_rank"),))
+    assert isinstance(value, Unknown) and value.options is None
+    assert interp.stops == []
+
+
+FLAGS = """
+class ForwardFlags:
+    _DEFAULTS = {"lora_batch_layout": "dp"}
+
+    def __init__(self):
+        self._plain = dict(self._DEFAULTS)
+
+    def set(self, name, value):
+        self._plain[name] = value
+
+    def scoped(self, **kwargs):
+        unknown = set(kwargs) - set(self._DEFAULTS)
+        helper = lambda: set(kwargs)
+        return sorted(unknown), sorted(helper())
+
+def outer():
+    base = 10
+
+    class Local:
+        base = 1
+
+        def read(self):
+            return base
+
+    return Local().read()
+
+def main():
+    return ForwardFlags().scoped(lora_batch_layout="local", other=1), outer()
+"""
+
+
+def test_a_method_does_not_see_its_class_body_names(tmp_path) -> None:
+    # 0.5.23 runtime_context.py ForwardFlags.scoped: `set(kwargs)` is the builtin, not the
+    # class's own method `set`; a method of a class inside a function sees the function's names
+    value, interp = run(tmp_path, FLAGS)
+    assert value == ((["other"], ["lora_batch_layout", "other"]), 10)
     assert interp.stops == []
