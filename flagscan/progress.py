@@ -110,3 +110,74 @@ def tracker(label: str, **kw: Any) -> Callable[[Iterable[T], int], Iterator[T]]:
         return track(items, total, label, **kw)
 
     return wrap
+
+
+class Activity:
+    """`label ... 12 s` on one line of `stream` while work of no known length runs (following
+    SGLang's resolution or startup code cold takes seconds to minutes, and how many steps it
+    will take is not known ahead). Drawn once the work has lasted `delay` seconds, redrawn
+    every `every` seconds from a daemon thread, erased at the end; a warm run, which ends
+    before `delay`, prints nothing. Same switches as Progress (terminal only, -q, FLAGSCAN_PROGRESS)."""
+
+    def __init__(self, label: str, *, stream: TextIO | None = None, enabled: bool | None = None,
+                 delay: float | None = None, every: float = 1.0, clock: Callable[[], float] = time.monotonic) -> None:
+        self.label = label
+        self.stream = stream if stream is not None else sys.stderr
+        self.enabled = wanted(self.stream) if enabled is None else enabled
+        self.delay = DELAY_S if delay is None else delay
+        self.every = every
+        self.clock = clock
+        self.drawn = False
+        self.started = clock()
+        self._thread: Any = None   # threading is imported only when a line may be drawn
+        self._stop: Any = None
+        self._lock: Any = None
+
+    def __enter__(self) -> Activity:
+        if self.enabled:
+            import threading
+
+            self.started = self.clock()
+            self._stop, self._lock = threading.Event(), threading.Lock()
+            if self.delay <= 0:
+                self._draw()
+            self._thread = threading.Thread(target=self._run, name="flagscan-activity", daemon=True)
+            self._thread.start()
+        return self
+
+    def __exit__(self, *_exc: Any) -> None:
+        if self._thread is None:
+            return
+        self._stop.set()
+        self._thread.join()
+        with self._lock:
+            if self.drawn:
+                self.stream.write("\r\x1b[K")
+                self.stream.flush()
+                self.drawn = False
+
+    def _run(self) -> None:
+        wait = self.delay if self.delay > 0 else self.every
+        while not self._stop.wait(wait):
+            with self._lock:
+                if self._stop.is_set():
+                    return
+                self._draw()
+            wait = self.every
+
+    def _draw(self) -> None:
+        seconds = int(self.clock() - self.started)
+        self.stream.write(f"\r{self.label} ... {seconds} s\x1b[K")
+        self.stream.flush()
+        self.drawn = True
+
+
+# What the long cold phases say while they run.
+RESOLVING = "flagscan: following SGLang's argument resolution"
+STARTING = "flagscan: following SGLang's startup code"
+GATING = "flagscan: evaluating the runtime gates"
+
+
+def activity(label: str, **kw: Any) -> Activity:
+    """A context manager: `with activity("flagscan: following SGLang's startup code"): ...`."""
+    return Activity(label, **kw)

@@ -127,3 +127,66 @@ def test_flagscan_q_sets_quiet(monkeypatch) -> None:
         assert not progress._QUIET
     finally:
         progress.set_quiet(False)
+
+
+class _Terminal(io.StringIO):
+    def isatty(self) -> bool:
+        return True
+
+
+def test_activity_shows_elapsed_time_on_a_terminal_and_erases_it() -> None:
+    import time
+
+    stream = _Terminal()
+    with progress.activity("flagscan: following SGLang's startup code", stream=stream, delay=0.05, every=0.05):
+        time.sleep(0.3)
+    out = stream.getvalue()
+    assert "\rflagscan: following SGLang's startup code ... 0 s" in out
+    assert out.endswith("\r\x1b[K")   # the line is left clean
+
+
+def test_activity_prints_nothing_when_the_work_ends_before_its_delay() -> None:
+    stream = _Terminal()
+    with progress.activity("flagscan: following SGLang's resolution", stream=stream, delay=5.0):
+        pass
+    assert stream.getvalue() == ""
+
+
+def test_activity_never_draws_into_a_pipe_or_when_quiet(monkeypatch) -> None:
+    import time
+
+    monkeypatch.delenv("FLAGSCAN_PROGRESS", raising=False)
+    piped = io.StringIO()
+    with progress.activity("flagscan: x", stream=piped, delay=0.01, every=0.01):
+        time.sleep(0.1)
+    assert piped.getvalue() == ""
+    progress.set_quiet(True)
+    terminal = _Terminal()
+    with progress.activity("flagscan: x", stream=terminal, delay=0.01, every=0.01):
+        time.sleep(0.1)
+    assert terminal.getvalue() == ""
+
+
+@pytest.mark.parametrize("command, says", [
+    ("resolve", ["following SGLang's argument resolution", "following SGLang's startup code"]),
+    ("lint", ["following SGLang's argument resolution", "following SGLang's startup code",
+              "evaluating the runtime gates"]),
+])
+def test_the_cold_phases_of_a_command_say_what_runs(command, says, monkeypatch, tmp_path) -> None:
+    """Each interpreter phase of a command is inside an activity line (forced on here, drawn at once)."""
+    from pathlib import Path
+
+    from click.testing import CliRunner
+
+    from flagscan.cli import main
+
+    tree = Path(__file__).resolve().parents[1] / "fixtures" / "trees" / "lint"
+    unit = tmp_path / "u.service"
+    unit.write_text("[Service]\nExecStart=/usr/bin/python3 -m sglang.launch_server --model-path m --tp-size 2\n")
+    monkeypatch.setenv("FLAGSCAN_PROGRESS", "always")
+    monkeypatch.setattr(progress, "DELAY_S", 0.0)
+    result = CliRunner().invoke(main, ["--sglang", str(tree), "--cache-dir", str(tmp_path / "c"), command,
+                                       "--gpu", "h100", str(unit)])
+    assert result.exit_code in (0, 1), result.output
+    for text in says:
+        assert f"\rflagscan: {text} ... 0 s" in result.stderr

@@ -83,7 +83,10 @@ def launch_for(rev: Revision, gpu: GpuProfile, file: str | None, argv: tuple[str
     model_path = model_path_of(values)
     facts = model_facts(model_config, model_arch, model_path)
     env = {**command.env, **extra_env}
-    resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, Scenario(gpu, env, facts, packages))
+    from flagscan.progress import RESOLVING, activity
+
+    with activity(RESOLVING):
+        resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, Scenario(gpu, env, facts, packages))
     from flagscan.lint.findings import input_diagnostics
 
     errors = [f"{d.code} {d.message}" for d in input_diagnostics(parsed) if d.severity.value == "error"]
@@ -114,13 +117,15 @@ def startup_blame(rev: Revision, values: dict[str, Any], scenario: Scenario,
         return None, []  # the resolution refuses the command: startup is not reached
     from flagscan.evaluate.startup.blame import due_to
     from flagscan.evaluate.startup.predict import predict_startup
+    from flagscan.progress import STARTING, activity
 
-    result = predict_startup(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
     out: list[tuple[str, StartupRaise]] = []
-    for raised in result.rejections:
-        if raised.certain and raised.phase == "startup":
-            out.extend((dest, raised) for dest in due_to(rev.tree.root, rev.cache_dir, rev.inventory, values,
-                                                         scenario, raised))
+    with activity(STARTING):
+        result = predict_startup(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
+        for raised in result.rejections:
+            if raised.certain and raised.phase == "startup":
+                out.extend((dest, raised) for dest in due_to(rev.tree.root, rev.cache_dir, rev.inventory, values,
+                                                             scenario, raised))
     return result, sorted(out, key=lambda p: (p[0], p[1].location))
 
 
@@ -190,7 +195,10 @@ def gate_reports(rev: Revision, reads: TreeReads | Callable[[], TreeReads], gpus
     todo = [label for label in builds if cached.get(label) is None]
     if todo:
         get_reads()  # loaded here, once, before the GPUs are spread over worker processes
-    built = in_parallel({label: builds[label] for label in todo})
+    from flagscan.progress import GATING, activity
+
+    with activity(GATING):
+        built = in_parallel({label: builds[label] for label in todo})
     out: dict[str, dict[str, Any]] = {}
     for label in builds:
         hit = cached.get(label)

@@ -56,6 +56,7 @@ def resolve(ctx: click.Context, sglang: str | None, cache_dir: Path | None, offl
         from flagscan.evaluate.startup.predict import predict_startup
         from flagscan.inputs import parse_command
         from flagscan.lint.findings import checked, resolution_diagnostics
+        from flagscan.progress import RESOLVING, STARTING, activity
 
         commands = read_commands(file, argv, kind)
         gpus = gpu_list(gpu, gpu_count, gpu_memory, gpu_name, cuda)
@@ -75,11 +76,16 @@ def resolve(ctx: click.Context, sglang: str | None, cache_dir: Path | None, offl
                 facts = model_facts(model_config, model_arch, path)
                 hw = _count_from_command(profile, values, gpu_count)
                 scenario = Scenario(hw, {**command.env, **extra_env}, facts, packages.get(hw.vendor))
-                resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
+                with activity(RESOLVING):
+                    resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
                 diagnostics = list(parsed.diagnostics) + resolution_diagnostics(resolution, parsed)
                 results.append((command, parsed, scenario, resolution, diagnostics))
-                startups[id(resolution)] = None if no_startup else predict_startup(
-                    rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
+                if no_startup:
+                    startups[id(resolution)] = None
+                    continue
+                with activity(STARTING):
+                    startups[id(resolution)] = predict_startup(rev.tree.root, rev.cache_dir, rev.inventory, values,
+                                                               scenario)
             sections[label] = results
         if opts.format == "json":
             payloads = {label: _payload(results, startups) for label, results in sections.items()}

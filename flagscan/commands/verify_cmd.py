@@ -91,7 +91,10 @@ def verify(ctx: click.Context, sglang: str | None, cache_dir: Path | None, offli
         path = model_path_of(values)
         facts = model_facts(model_config, arch, path)
         scenario = Scenario(profile, {**command.env, **parse_env(env)}, facts)
-        resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
+        from flagscan.progress import RESOLVING, activity
+
+        with activity(RESOLVING):
+            resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
         report = compare(resolution, observed)
         empty = nothing_compared(report, resolution, observed)
         if empty is not None:

@@ -118,10 +118,12 @@ class Context:
     def resolution(self) -> Resolution:
         if self._resolution is None:
             from flagscan.evaluate import predict
+            from flagscan.progress import RESOLVING, activity
 
             values = {dest: v.value for dest, v in self.parsed.values.items()}
-            self._resolution = predict(self.target.root, self.target.cache_dir, self.inventory, values,
-                                       self.given_scenario)
+            with activity(RESOLVING):
+                self._resolution = predict(self.target.root, self.target.cache_dir, self.inventory, values,
+                                           self.given_scenario)
             self.notes.extend(self._resolution.notes)
         return self._resolution
 
@@ -130,10 +132,12 @@ class Context:
         """What SGLang's startup code does with the resolved settings (flagscan.evaluate.startup)."""
         if self._startup is None:
             from flagscan.evaluate.startup.predict import predict_startup
+            from flagscan.progress import STARTING, activity
 
             values = {dest: v.value for dest, v in self.parsed.values.items()}
-            self._startup = predict_startup(self.target.root, self.target.cache_dir, self.inventory, values,
-                                            self.given_scenario)
+            with activity(STARTING):
+                self._startup = predict_startup(self.target.root, self.target.cache_dir, self.inventory, values,
+                                                self.given_scenario)
         return self._startup
 
     def outcomes(self, kinds: Iterable[Any]) -> list[Outcome]:
@@ -169,6 +173,9 @@ class Context:
                 raise LookupError("the upgrade target has no source tree to resolve with")
             parsed = parse_command(self.command, upgrade.inventory)
             values = {dest: v.value for dest, v in parsed.values.items()}
-            resolution = predict(upgrade.root, upgrade.cache_dir, upgrade.inventory, values, self.given_scenario)
+            from flagscan.progress import RESOLVING, activity
+
+            with activity(RESOLVING):
+                resolution = predict(upgrade.root, upgrade.cache_dir, upgrade.inventory, values, self.given_scenario)
             self._after = (parsed, resolution)
         return self._after

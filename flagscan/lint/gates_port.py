@@ -85,12 +85,13 @@ def _evaluate(module: Any, root: Any, cache_dir: Any, inventory: Any, gpu: Any, 
               ) -> tuple[tuple[str, str, bool, tuple[tuple[str, str], ...]], ...]:
     """The verdicts as plain tuples (what the cache holds)."""
     from flagscan.extract.reads import load_reads
-    from flagscan.progress import tracker
+    from flagscan.progress import GATING, activity, tracker
 
     # cold, this parses the tree (lint, diff): a bar on a terminal (flagscan.progress)
     reads = load_reads(root, cache_dir, progress=tracker("flagscan: reading SGLang's source"))
-    gg = getattr(module, ENTRY)(root, cache_dir, inventory, reads, gpu, env=env or {}, model=model,
-                                settings=settings, flags=flags)
+    with activity(GATING):
+        gg = getattr(module, ENTRY)(root, cache_dir, inventory, reads, gpu, env=env or {}, model=model,
+                                    settings=settings, flags=flags)
     out: list[tuple[str, str, bool, tuple[tuple[str, str], ...]]] = []
     for dest, v in sorted(gg.verdicts.items()):
         status = getattr(v.status, "value", str(v.status))
