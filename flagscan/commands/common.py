@@ -42,7 +42,10 @@ def open_revision(opts: Options, spec: str | None = None) -> Revision:
     tree = get_source(spec, cache_dir=cache_dir, offline=opts.offline, git_url=opts.sglang_repo,
                       progress=say)
     say(f"sglang {tree.version or spec} ({how}; {tree.served_by})")
-    inventory, _hit = load_inventory(tree.root, cache_dir)
+    from flagscan.progress import activity
+
+    with activity(f"flagscan: reading sglang {tree.version or spec}'s flags"):
+        inventory, _hit = load_inventory(tree.root, cache_dir)
     return Revision(tree, inventory, how, cache_dir)
 
 

@@ -81,10 +81,15 @@ def diff(ctx: click.Context, old: str, new: str, services: tuple[str, ...], gpus
                    for r, spec in ((before, old), (after, new))]
         progress(opts)("comparing flags, resolution rules and units")
         old_target, new_target = targets
-        report = diff_revisions(old_target, new_target, before.sglang_json(), after.sglang_json(), services=services,
-                                gpus=profiles, model=model_for, env=parse_env(env))
+        from flagscan.progress import STARTING, activity
+
+        with activity("flagscan: comparing the two releases"):
+            report = diff_revisions(old_target, new_target, before.sglang_json(), after.sglang_json(),
+                                    services=services, gpus=profiles, model=model_for, env=parse_env(env))
         doc = report.to_json()
-        doc["startup"] = startup_changes(targets, services, zip(specs, profiles), fixed, parse_env(env))             if services else []
+        with activity(STARTING):
+            doc["startup"] = startup_changes(targets, services, zip(specs, profiles), fixed, parse_env(env)) \
+                if services else []
         if fmt == "json":
             emit_json("diff", doc)
         elif fmt == "markdown":
