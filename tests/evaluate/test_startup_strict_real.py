@@ -1,0 +1,55 @@
+"""The startup runs of the real startup tests under FLAGSCAN_STRICT=1: the interpreter gives up
+nowhere on them (a give-up raises GaveUp, so the command does not finish), and the answer is
+the one the lenient run gives (tests/evaluate/test_startup_real.py, test_startup_newest_real.py)."""
+
+from __future__ import annotations
+
+import json
+import os
+
+import pytest
+from click.testing import CliRunner
+
+from flagscan.cli import main
+from tests.conftest import ROOT
+
+pytestmark = [pytest.mark.real, pytest.mark.usefixtures("strict")]
+
+MODELS = "tests/data/groundtruth/models"
+DENSE = ("--gpu", "h200", "--model-config", f"{MODELS}/llama-3-8b", "--", "--model-path", "m", "--tp", "1")
+CASES = {
+    **{f"dense-{r}": (r, *DENSE) for r in ["0.5.5", "0.5.8", "0.5.10", "0.5.12", "0.5.14", "0.5.16", "0.5.18",
+                                           "0.5.20", "0.5.22", "0.5.23"]},
+    "double-sparsity-0.5.10": ("0.5.10", "--gpu", "h100", "--model-config", f"{MODELS}/llama-3-8b", "--",
+                               "--model-path", "m", "--enable-double-sparsity", "--ds-channel-config-path", "/c.json"),
+    "motivating-0.5.10": ("0.5.10", "--gpu", "rtx-pro-6000", "--gpu-count", "4",
+                          "--model-config", f"{MODELS}/qwen3.5-122b-a10b", "--", "--model-path", "m", "--tp", "4",
+                          "--speculative-algorithm", "NEXTN", "--attention-backend", "triton",
+                          "--enable-fused-moe-sum-all-reduce", "--enable-flashinfer-allreduce-fusion",
+                          "--mamba-scheduler-strategy", "extra_buffer"),
+    "hybrid-gdn-triton-0.5.8": ("0.5.8", "--gpu", "rtx-5090", "--model-config", f"{MODELS}/qwen3-next-80b-a3b", "--",
+                                "--model-path", "Qwen/Qwen3-Next-80B-A3B-Instruct", "--attention-backend", "triton"),
+}
+
+
+def _resolve(cache, release: str, *args: str) -> dict:
+    old = os.getcwd()
+    os.chdir(ROOT)
+    try:
+        result = CliRunner().invoke(main, ["--sglang", release, "--cache-dir", str(cache), "-q", "resolve",
+                                           "--format", "json", *args])
+    finally:
+        os.chdir(old)
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
+    assert result.exit_code in (0, 1)
+    return json.loads(result.stdout)
+
+
+@pytest.mark.parametrize("case", sorted(CASES))
+def test_the_startup_run_gives_up_nowhere(real_cache_dir, case) -> None:
+    doc = _resolve(real_cache_dir, *CASES[case])
+    startup = doc["startup"]
+    assert startup["analysed"] and startup["completed"] and not startup["stopped"]
+    assert not [r for r in doc["rejections"] if r["certain"]]
+    if case.startswith("dense-"):
+        assert doc["rejections"] == []
