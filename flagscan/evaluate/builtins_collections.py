@@ -8,19 +8,30 @@ gives what `default_factory()` returns, called then and kept as Python's `__miss
 without a factory a KeyError is raised. A key not known gives one of the entries it holds or
 a new value under some other key (0.5.14-0.5.23 utils/common.py get_physical_cpus_by_numa:
 `physical_by_node = defaultdict(dict)`, then `physical_by_node[node][key] = cpu` with the NUMA
-node read from lscpu). That new value is made once per defaultdict by the factory (a builtin
-or outside one: no analysed code runs on paths that may not run it) and stands for every entry
-made under a key not known, so a store through it may have reached any of them: the store is
-a weak one (the entry holds the old value or the new one), and a known key read afterwards may
-be that entry or a fresh one. What the model does not define (iteration, `len`, `in`) is
-unknown, as for any outside object.
+node read from lscpu). That new value (a Fresh one, made once per defaultdict with a builtin or
+outside factory) stands for every entry made under a key not known: what it holds is not known
+(a method of it such as `append` may have changed it), a store through it reaches no other
+object, a store through one of the entries is a weak one (the entry holds the old value or the
+new one), and a known key read afterwards may be that entry or a fresh one. What the model does
+not define (iteration, `len`, `in`) is unknown, as for any outside object.
 """
 
 from __future__ import annotations
 
 from typing import Any
 
-from flagscan.evaluate.values import Builtin, ClassVal, ExcVal, External, Maybe, ModuleVal, Obj, Unknown, has_unknown
+from flagscan.evaluate.values import (
+    Builtin,
+    ClassVal,
+    ExcVal,
+    External,
+    Fresh,
+    Maybe,
+    ModuleVal,
+    Obj,
+    Unknown,
+    has_unknown,
+)
 
 _DATA = "\0entries"      # the heap attribute that holds the entries (no Python name can be it)
 _SOME = "\0some"         # the value made under keys not known (any number of entries, one value)
@@ -92,7 +103,7 @@ def _unknown_key(interp: Any, state: Any, obj: Obj, key: Any, module: ModuleVal)
         # no factory (a KeyError on some paths), one not known, or analysed code: not followed
         return Unknown("defaultdict[a key not known]", needs)
     if _SOME not in state.attrs(obj.oid):
-        state.writable(obj.oid)[_SOME] = interp.call(factory, [], {}, state, module)
+        state.writable(obj.oid)[_SOME] = Fresh("an entry of a defaultdict made under a key not known")
     options = (*(v.value if isinstance(v, Maybe) else v for v in _entries(state, obj).values()),
                state.attrs(obj.oid)[_SOME])
     return Unknown("defaultdict[a key not known]", needs, options if len(options) <= _OPTIONS else None)

@@ -53,7 +53,9 @@ class Outside(Unknown):
 
 class Fresh(Unknown):
     """A new list that the expression making it made (`[None] * n` with n not known; a list
-    comprehension over values not known), whose length is not known. A store into it reaches no
+    comprehension over values not known), whose length is not known, or another new container
+    whose contents are not known (builtins_collections.py: a defaultdict's entries under keys not
+    known). A store into it reaches no
     other object the model knows, so it changes nothing known; what is read from it is a plain
     Unknown (its elements may be the model's objects: `[layer] * n`), or `element` where every
     element is known to be like it (outside code's object: `[torch.zeros(...) for _ in
