@@ -500,7 +500,7 @@ def _rejection_message(exc: Any, message: Any) -> str:
 
 
 def _rejection(state: State, exc: Any, assumed_needs: dict[str, frozenset[str]] | None = None) -> Rejection:
-    event = next((e for e in reversed(list(state.events)) if e.kind == "raise"), None)
+    event = state.chain.newest("raise")
     depends: set[str] = set()
     for a in state.assumptions:
         depends |= (assumed_needs or {}).get(a) or {"runtime:" + a}

@@ -78,6 +78,26 @@ class Chain:
             node = node.prev
         return iter(reversed(items))
 
+    def newest(self, kind: str) -> Event | None:
+        """The newest event of this kind (walked from the newest: the chain is linked that way)."""
+        node: Chain | None = self
+        while node is not None and node.event is not None:
+            if node.event.kind == kind:
+                return node.event
+            node = node.prev
+        return None
+
+    def since(self, count: int) -> list[Event]:
+        """The events after the first `count`, oldest first (`list(chain)[count:]`; a node's
+        depth is the number of events up to it)."""
+        items = []
+        node: Chain | None = self
+        while node is not None and node.event is not None and node.depth > count:
+            items.append(node.event)
+            node = node.prev
+        items.reverse()
+        return items
+
 
 EMPTY = Chain(None, None)
 
@@ -268,7 +288,15 @@ def _same_item(a: Any, b: Any) -> bool:
     return a is b or same(a, b)
 
 
+_MISSING = object()
+
+
 def join_states(states: list[State], why: str) -> State:
+    """One state for several paths that meet: what they share is kept, what differs is joined.
+
+    This runs about a million times in one cold startup phase of a large release, and most
+    of the objects it compares are the same dict on every path, so the common two-path
+    case is written out without per-object lists (same results as the general case)."""
     if len(states) == 1:
         return states[0]
     base = states[0]
@@ -279,27 +307,30 @@ def join_states(states: list[State], why: str) -> State:
     else:  # paths from different fork levels (an early return): compare all they wrote
         candidates = set().union(*(s.all_modified() for s in states))
         outer = None
-    for oid in candidates:
-        dicts = [s.heap.get(oid) for s in states]
-        present = [d for d in dicts if d is not None]
-        if not present:
-            continue
-        if all(d is present[0] for d in present):
-            heap[oid] = present[0]
-            continue
-        merged: dict[str, Any] = {}
-        for key in set().union(*(d.keys() for d in present)):
-            vals = [d[key] if key in d else Unknown(f"{key} set on one path only") for d in present]
-            merged[key] = join_values(vals, why)
-        heap[oid] = merged
-    local: dict[str, Any] = {}
+    if len(states) == 2:
+        heap_a, heap_b = base.heap, states[1].heap
+        for oid in candidates:
+            da, db = heap_a.get(oid), heap_b.get(oid)
+            if da is db or db is None:
+                if da is not None:
+                    heap[oid] = da
+            elif da is None:
+                heap[oid] = db
+            else:
+                heap[oid] = _join_attrs([da, db], why)
+    else:
+        heaps = [s.heap for s in states]
+        for oid in candidates:
+            present = [d for d in (h.get(oid) for h in heaps) if d is not None]
+            if not present:
+                continue
+            first = present[0]
+            heap[oid] = first if all(d is first for d in present) else _join_attrs(present, why)
     first_locals = base.locals
     if all(s.locals is first_locals for s in states):
         local = first_locals
     else:
-        for key in set().union(*(s.locals.keys() for s in states)):
-            vals = [s.locals.get(key, Unknown(f"{key} bound on one path only")) for s in states]
-            local[key] = join_values(vals, why)
+        local = _join_locals([s.locals for s in states], why)
     assumptions = _common_prefix([s.assumptions for s in states])
     chain = merge_chains([s.chain for s in states])
     if outer is not None:
@@ -309,6 +340,34 @@ def join_states(states: list[State], why: str) -> State:
         modified = candidates
     return State(heap, local, assumptions, base.conds, chain, set(), [], base.function, set(), modified, outer,
                  base.closure)
+
+
+def _join_attrs(present: list[dict[str, Any]], why: str) -> dict[str, Any]:
+    """One heap object's attributes on the paths that hold it: an attribute one path lacks was
+    set on the others only."""
+    merged: dict[str, Any] = {}
+    for key in set().union(*(d.keys() for d in present)):
+        vals = [d.get(key, _MISSING) for d in present]
+        first = vals[0]
+        if first is not _MISSING and all(v is first for v in vals):
+            merged[key] = first
+            continue
+        merged[key] = join_values([Unknown(f"{key} set on one path only") if v is _MISSING else v for v in vals],
+                                  why)
+    return merged
+
+
+def _join_locals(scopes: list[dict[str, Any]], why: str) -> dict[str, Any]:
+    local: dict[str, Any] = {}
+    for key in set().union(*(scope.keys() for scope in scopes)):
+        vals = [scope.get(key, _MISSING) for scope in scopes]
+        first = vals[0]
+        if first is not _MISSING and all(v is first for v in vals):
+            local[key] = first
+            continue
+        local[key] = join_values([Unknown(f"{key} bound on one path only") if v is _MISSING else v for v in vals],
+                                 why)
+    return local
 
 
 def widen(joined: State, before: State) -> State:
