@@ -343,31 +343,26 @@ def join_states(states: list[State], why: str) -> State:
 
 
 def _join_attrs(present: list[dict[str, Any]], why: str) -> dict[str, Any]:
-    """One heap object's attributes on the paths that hold it: an attribute one path lacks was
-    set on the others only."""
-    merged: dict[str, Any] = {}
-    for key in set().union(*(d.keys() for d in present)):
-        vals = [d.get(key, _MISSING) for d in present]
-        first = vals[0]
-        if first is not _MISSING and all(v is first for v in vals):
-            merged[key] = first
-            continue
-        merged[key] = join_values([Unknown(f"{key} set on one path only") if v is _MISSING else v for v in vals],
-                                  why)
-    return merged
+    """One heap object's attributes on the paths that hold it."""
+    return _join_keyed(present, why, "set on one path only")
 
 
 def _join_locals(scopes: list[dict[str, Any]], why: str) -> dict[str, Any]:
-    local: dict[str, Any] = {}
-    for key in set().union(*(scope.keys() for scope in scopes)):
-        vals = [scope.get(key, _MISSING) for scope in scopes]
+    return _join_keyed(scopes, why, "bound on one path only")
+
+
+def _join_keyed(maps: list[dict[str, Any]], why: str, lacking: str) -> dict[str, Any]:
+    """Key by key; a key some maps lack is `lacking` there (an unknown). A key bound to the same
+    object in every map keeps it without a join."""
+    out: dict[str, Any] = {}
+    for key in set().union(*(m.keys() for m in maps)):
+        vals = [m.get(key, _MISSING) for m in maps]
         first = vals[0]
         if first is not _MISSING and all(v is first for v in vals):
-            local[key] = first
+            out[key] = first
             continue
-        local[key] = join_values([Unknown(f"{key} bound on one path only") if v is _MISSING else v for v in vals],
-                                 why)
-    return local
+        out[key] = join_values([Unknown(f"{key} {lacking}") if v is _MISSING else v for v in vals], why)
+    return out
 
 
 def widen(joined: State, before: State) -> State:
