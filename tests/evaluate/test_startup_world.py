@@ -222,3 +222,33 @@ def test_the_distributed_rules_have_their_schema() -> None:
         assert data[key] and all(p.startswith("torch.distributed.") for p in data[key])
     assert data["group_keyword"].isidentifier() and data["init_world_size"]["keyword"].isidentifier()
 
+
+
+def test_groups_the_scheduler_builds_before_the_tp_worker_are_followed(tmp_path) -> None:
+    # 0.5.22+: Scheduler.__init__ calls distributed/bootstrap.py init_parallel_runtime before it builds
+    # the TP worker (rules/startup.toml's TP worker prelude), and ModelRunner no longer makes the groups
+    tree = dict(TREE)
+    tree["sglang/srt/distributed/bootstrap.py"] = '''
+from sglang.srt.distributed.parallel_state import init_distributed_environment, initialize_model_parallel
+
+
+def init_parallel_runtime(*, server_args, device, dist_port):
+    init_distributed_environment(world_size=server_args.tp_size * server_args.pp_size, rank=0, local_rank=0)
+    initialize_model_parallel(tensor_model_parallel_size=server_args.tp_size,
+                              pipeline_model_parallel_size=server_args.pp_size)
+'''
+    tree["sglang/srt/model_executor/model_runner.py"] = TREE["sglang/srt/model_executor/model_runner.py"].replace(
+        "        self.init_torch_distributed()\n", "")
+    rules = _rules()
+    rules["entry"][0]["prelude"] = load("startup")["entry"][0]["prelude"]
+    assert any(p["function"].endswith("bootstrap.init_parallel_runtime") for p in rules["entry"][0]["prelude"])
+    root = write_tree(tmp_path / "tree", tree)
+    world = startup_world(World(profile_from_spec("h200"), {}), root, rules)
+    interp = _Startup(ModuleStore(root, tmp_path / "cache"), world)
+    state = State({}, {})
+    module = interp.import_module("sglang.srt.server_args", state)
+    assert isinstance(module, ModuleVal)
+    cls = interp.deref(module.globals["ServerArgs"], state)
+    assert isinstance(cls, ClassVal)
+    result = run_entries(interp, state, interp.call(cls, [], {"tp_size": 8}, state, module), rules)
+    assert (FP8, True) in _found(result)
