@@ -29,7 +29,7 @@ class _Open:
 OPEN = _Open()
 
 
-def open_dict(d: dict, value: Any, needs: frozenset[str] = frozenset()) -> None:
+def open_dict(d: dict[Any, Any], value: Any, needs: frozenset[str] = frozenset()) -> None:
     """`d[unknown] = value`: each entry d held may now be `value`; other keys may exist.
     `needs`: what would decide the key."""
     for k in list(d):
@@ -68,7 +68,7 @@ class Chain:
     def __init__(self, event: Event | None, prev: Chain | None) -> None:
         self.event = event
         self.prev = prev
-        self.depth = 0 if prev is None else prev.depth + 1
+        self.depth: int = 0 if prev is None else prev.depth + 1
 
     def __iter__(self) -> Iterator[Event]:
         items = []
@@ -154,7 +154,7 @@ class State:
     # Heap objects written on this path since the last fork (what a join
     # compares), and the sets of the enclosing fork levels: (set, outer).
     modified: set[int] = field(default_factory=set)
-    outer: tuple | None = None
+    outer: tuple[set[int], Any] | None = None
     # The enclosing function's locals a nested function reads (set per call; kept by forks
     # and joins, so a closure name stays readable after a branch inside the nested function).
     closure: dict[str, Any] | None = None
