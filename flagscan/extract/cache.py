@@ -11,31 +11,72 @@ from __future__ import annotations
 import hashlib
 import json
 import os
+import sys
 import tempfile
 from collections.abc import Callable
-from functools import cache, lru_cache
+from functools import cache
 from pathlib import Path
 from typing import Any
 
 FORMAT = 1
 
 
-@cache
-def code_version() -> str:
-    """A digest of the extractor's code and rule data."""
-    h = hashlib.sha256(str(FORMAT).encode())
-    here = Path(__file__).resolve().parent
-    for path in sorted(here.glob("*.py")) + sorted((here.parent / "facts").glob("*.py")):
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
+def _own_files() -> tuple[list[Any], list[Path]]:
+    """(the extractor's code and rule data, the evaluator's code), each in a fixed order
+    (rule data inside an archive is an importlib.resources Traversable, not a Path)."""
     from flagscan.ruledata import rules_dir
 
-    rules = rules_dir()
-    for entry in sorted(rules.iterdir(), key=lambda p: p.name):
-        if entry.name.endswith(".toml"):
-            h.update(entry.name.encode())
-            h.update(entry.read_bytes())
+    here = Path(__file__).resolve().parent
+    extractor: list[Any] = sorted(here.glob("*.py")) + sorted((here.parent / "facts").glob("*.py"))
+    extractor += sorted((p for p in rules_dir().iterdir() if p.name.endswith(".toml")), key=lambda p: p.name)
+    return extractor, sorted((here.parent / "evaluate").rglob("*.py"))
+
+
+def _digest(seed: str, files: list[Any]) -> str:
+    h = hashlib.sha256(seed.encode())
+    for path in files:
+        h.update(path.name.encode())
+        h.update(path.read_bytes())
     return h.hexdigest()[:16]
+
+
+# Where the two digests of flagscan's own files are remembered, next to its compiled code.
+_MEMO = Path(__file__).resolve().parent.parent / "__pycache__" / "flagscan-code-digests.json"
+
+
+@cache
+def _versions() -> tuple[str, str]:
+    """(code_version, engine_version). Hashing flagscan's ~150 files is ~15 ms of every warm
+    run, so the digests are remembered by the files' paths, sizes, mtimes and inodes: an
+    unchanged install reads one small file; any change to a file hashes them all again."""
+    extractor, evaluator = _own_files()
+    files = [*extractor, *evaluator]
+    stamp = _stamp(files) if all(isinstance(f, Path) for f in files) else None
+    if stamp is not None:
+        try:
+            memo = json.loads(_MEMO.read_bytes())
+            if isinstance(memo, dict) and memo.get("stamp") == stamp and memo.get("format") == FORMAT:
+                return str(memo["code"]), str(memo["engine"])
+        except (OSError, ValueError, KeyError):
+            pass  # none yet, or unreadable: hashed below
+    code = _digest(str(FORMAT), extractor)
+    engine = _digest(code, evaluator)
+    if stamp is not None and not sys.dont_write_bytecode:   # as Python does for the .pyc files beside it
+        write_json(_MEMO, {"format": FORMAT, "stamp": stamp, "code": code, "engine": engine})
+    return code, engine
+
+
+def _stamp(files: list[Path]) -> str:
+    h = hashlib.sha256()
+    for path in files:
+        st = path.stat()
+        h.update(f"{path}\0{st.st_size}\0{st.st_mtime_ns}\0{st.st_ino}\n".encode())
+    return h.hexdigest()
+
+
+def code_version() -> str:
+    """A digest of the extractor's code and rule data."""
+    return _versions()[0]
 
 
 def write_bytes(path: Path, data: bytes) -> None:
@@ -55,15 +96,9 @@ def write_json(path: Path, payload: Any) -> None:
     write_bytes(path, json.dumps(payload, separators=(",", ":")).encode())
 
 
-@lru_cache(maxsize=1)
 def engine_version() -> str:
     """code_version() plus the evaluator's code: the key of cached verdicts (not of facts)."""
-    h = hashlib.sha256(code_version().encode())
-    evaluate = Path(__file__).resolve().parent.parent / "evaluate"
-    for path in sorted(evaluate.rglob("*.py")):
-        h.update(path.name.encode())
-        h.update(path.read_bytes())
-    return h.hexdigest()[:16]
+    return _versions()[1]
 
 
 def file_digest(path: Path) -> str:
