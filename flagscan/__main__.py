@@ -1,5 +1,5 @@
 """entry point for `python -m flagscan`."""
-from flagscan.cli import main
+from flagscan.cli import run
 
 if __name__ == "__main__":
-    main()
+    run()
