@@ -68,3 +68,17 @@ def resolve_json(cache: Path, sglang: str, *args: str) -> tuple[int, dict]:
         os.chdir(old)
     assert result.exit_code in (0, 1), result.output
     return result.exit_code, json.loads(result.stdout)
+
+
+def run_startup_entries(interp: Any, rules: dict[str, Any], settings: dict[str, Any]) -> Any:
+    """Build the fixture tree's ServerArgs with `settings` and run the startup entries of `rules`
+    on it (what the startup phase does after the resolution)."""
+    from flagscan.evaluate.startup.run import run_entries
+    from flagscan.evaluate.values import ClassVal
+
+    state = State({}, {})
+    module = interp.import_module("sglang.srt.server_args", state)
+    assert isinstance(module, ModuleVal)
+    cls = interp.deref(module.globals["ServerArgs"], state)
+    assert isinstance(cls, ClassVal)
+    return run_entries(interp, state, interp.call(cls, [], settings, state, module), rules)

@@ -11,14 +11,14 @@ from typing import Any
 import pytest
 
 from flagscan.evaluate.interp import Interpreter
-from flagscan.evaluate.startup.run import GlobalWrites, SurvivalTracking, run_entries
+from flagscan.evaluate.startup.run import GlobalWrites, SurvivalTracking
 from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ClassVal, ModuleVal, Unknown
+from flagscan.evaluate.values import ModuleVal, Unknown
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec
 from flagscan.ruledata import load
-from tests.evaluate.helpers import write_tree
+from tests.evaluate.helpers import run_startup_entries, write_tree
 
 TREE = {
     "sglang/srt/server_args.py": '''
@@ -98,13 +98,7 @@ def _rules() -> dict[str, Any]:
 def _run(tmp_path: Path, **settings: Any):
     root = write_tree(tmp_path / "tree", TREE)
     interp = _Startup(ModuleStore(root, tmp_path / "cache"), World(profile_from_spec("h200"), {}))
-    state = State({}, {})
-    module = interp.import_module("sglang.srt.server_args", state)
-    assert isinstance(module, ModuleVal)
-    cls = interp.deref(module.globals["ServerArgs"], state)
-    assert isinstance(cls, ClassVal)
-    record = interp.call(cls, [], settings, state, module)
-    return run_entries(interp, state, record, _rules())
+    return run_startup_entries(interp, _rules(), settings)
 
 
 def test_the_draft_worker_is_built_and_its_assert_is_a_certain_startup_crash(tmp_path) -> None:

@@ -11,14 +11,12 @@ from typing import Any
 from flagscan.evaluate.interp import Interpreter
 from flagscan.evaluate.startup.ranks import distributed
 from flagscan.evaluate.startup.results import StartupResult
-from flagscan.evaluate.startup.run import GlobalWrites, SurvivalTracking, run_entries, startup_world
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ClassVal, ModuleVal
+from flagscan.evaluate.startup.run import GlobalWrites, SurvivalTracking, startup_world
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec
 from flagscan.ruledata import load
-from tests.evaluate.helpers import write_tree
+from tests.evaluate.helpers import run_startup_entries, write_tree
 
 # A small SGLang-shaped tree: ModelRunner.init_torch_distributed -> init_distributed_environment /
 # initialize_model_parallel (0.5.x distributed/parallel_state.py), then an FP8 linear layer whose
@@ -164,14 +162,7 @@ def _run(tmp_path: Path, rules: dict[str, Any] | None = None, **settings: Any) -
     rules = rules or _rules()
     root = write_tree(tmp_path / "tree", TREE)
     world = startup_world(World(profile_from_spec("h200"), {}), root, rules)
-    interp = _Startup(ModuleStore(root, tmp_path / "cache"), world)
-    state = State({}, {})
-    module = interp.import_module("sglang.srt.server_args", state)
-    assert isinstance(module, ModuleVal)
-    cls = interp.deref(module.globals["ServerArgs"], state)
-    assert isinstance(cls, ClassVal)
-    record = interp.call(cls, [], settings, state, module)
-    return run_entries(interp, state, record, rules)
+    return run_startup_entries(_Startup(ModuleStore(root, tmp_path / "cache"), world), rules, settings)
 
 
 def _found(result: StartupResult) -> list[tuple[str, bool]]:
@@ -244,11 +235,5 @@ def init_parallel_runtime(*, server_args, device, dist_port):
     assert any(p["function"].endswith("bootstrap.init_parallel_runtime") for p in rules["entry"][0]["prelude"])
     root = write_tree(tmp_path / "tree", tree)
     world = startup_world(World(profile_from_spec("h200"), {}), root, rules)
-    interp = _Startup(ModuleStore(root, tmp_path / "cache"), world)
-    state = State({}, {})
-    module = interp.import_module("sglang.srt.server_args", state)
-    assert isinstance(module, ModuleVal)
-    cls = interp.deref(module.globals["ServerArgs"], state)
-    assert isinstance(cls, ClassVal)
-    result = run_entries(interp, state, interp.call(cls, [], {"tp_size": 8}, state, module), rules)
+    result = run_startup_entries(_Startup(ModuleStore(root, tmp_path / "cache"), world), rules, {"tp_size": 8})
     assert (FP8, True) in _found(result)

@@ -10,14 +10,12 @@ from typing import Any
 from flagscan.evaluate.interp import Interpreter
 from flagscan.evaluate.startup.joins import JoinNeeds
 from flagscan.evaluate.startup.results import StartupResult
-from flagscan.evaluate.startup.run import GlobalWrites, SurvivalTracking, run_entries, startup_world
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ClassVal, ModuleVal
+from flagscan.evaluate.startup.run import GlobalWrites, SurvivalTracking, startup_world
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec
 from flagscan.ruledata import load
-from tests.evaluate.helpers import write_tree
+from tests.evaluate.helpers import run_startup_entries, write_tree
 
 # 0.5.10 shape: ModelConfig sets attention_arch by the (draft) model's architectures, ModelRunner keeps
 # use_mla_backend = attention_arch == MLA, create_trtllm_mla_backend refuses a runner without MLA.
@@ -83,13 +81,7 @@ def _run(tmp_path: Path, cls: type = _Startup, **settings: Any) -> StartupResult
     root = write_tree(tmp_path / "tree", TREE)
     world = startup_world(World(profile_from_spec("h200"), {}), root, rules)
     world.env_open = True   # the environment variables are not given: each test of one is unknown
-    interp = cls(ModuleStore(root, tmp_path / "cache"), world)
-    state = State({}, {})
-    module = interp.import_module("sglang.srt.server_args", state)
-    assert isinstance(module, ModuleVal)
-    record_cls = interp.deref(module.globals["ServerArgs"], state)
-    assert isinstance(record_cls, ClassVal)
-    return run_entries(interp, state, interp.call(record_cls, [], settings, state, module), rules)
+    return run_startup_entries(cls(ModuleStore(root, tmp_path / "cache"), world), rules, settings)
 
 
 def _by_location(result: StartupResult) -> dict[str, tuple[bool, tuple[str, ...]]]:
