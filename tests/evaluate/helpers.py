@@ -66,6 +66,8 @@ def resolve_json(cache: Path, sglang: str, *args: str) -> tuple[int, dict]:
                                            "--format", "json", *args])
     finally:
         os.chdir(old)
+    # a traceback inside flagscan (a GaveUp under FLAGSCAN_STRICT=1 among them) is never an answer
+    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
     assert result.exit_code in (0, 1), result.output
     return result.exit_code, json.loads(result.stdout)
 

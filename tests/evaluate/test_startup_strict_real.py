@@ -4,14 +4,9 @@ the one the lenient run gives (tests/evaluate/test_startup_real.py, test_startup
 
 from __future__ import annotations
 
-import json
-import os
-
 import pytest
-from click.testing import CliRunner
 
-from flagscan.cli import main
-from tests.conftest import ROOT
+from tests.evaluate.helpers import resolve_json
 
 pytestmark = [pytest.mark.real, pytest.mark.usefixtures("strict")]
 
@@ -33,16 +28,7 @@ CASES = {
 
 
 def _resolve(cache, release: str, *args: str) -> dict:
-    old = os.getcwd()
-    os.chdir(ROOT)
-    try:
-        result = CliRunner().invoke(main, ["--sglang", release, "--cache-dir", str(cache), "-q", "resolve",
-                                           "--format", "json", *args])
-    finally:
-        os.chdir(old)
-    assert result.exception is None or isinstance(result.exception, SystemExit), repr(result.exception)
-    assert result.exit_code in (0, 1)
-    return json.loads(result.stdout)
+    return resolve_json(cache, release, *args)[1]
 
 
 @pytest.mark.parametrize("case", sorted(CASES))
