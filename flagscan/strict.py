@@ -8,7 +8,7 @@ raises on unknown nodes in its own tests).
 
 A limit flagscan sets itself (call depth, recursion levels, loop passes, a step budget)
 is not a give-up: it is reported the same way but never raises here
-(flagscan/evaluate/giveup.py `bound`).
+(flagscan/evaluate/interp/giveup.py `bound`).
 """
 
 from __future__ import annotations

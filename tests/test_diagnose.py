@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from types import SimpleNamespace
 
-from flagscan.evaluate.diagnose import OutcomeKind, outcomes
-from flagscan.evaluate.results import Cause, Resolution, Setting
+from flagscan.evaluate.resolution.diagnose import OutcomeKind, outcomes
+from flagscan.evaluate.resolution.results import Cause, Resolution, Setting
 from flagscan.lint.findings import resolution_diagnostics
 
 

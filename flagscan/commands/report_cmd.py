@@ -17,7 +17,7 @@ if TYPE_CHECKING:
     from flagscan.commands.common import Revision
     from flagscan.evaluate import Scenario
     from flagscan.evaluate.packages import Packages
-    from flagscan.evaluate.results import Resolution
+    from flagscan.evaluate.resolution.results import Resolution
     from flagscan.evaluate.startup.results import StartupRaise, StartupResult
     from flagscan.extract.reads import TreeReads
     from flagscan.hardware import GpuProfile
@@ -74,7 +74,7 @@ def launch_for(rev: Revision, gpu: GpuProfile, file: str | None, argv: tuple[str
     if not file and not argv:
         return Launch(None, [], set(), dict(extra_env), model_facts(model_config, model_arch, None), packages=packages)
     from flagscan.evaluate import Scenario, predict
-    from flagscan.evaluate.gates_run import runtime_env, runtime_settings
+    from flagscan.evaluate.gates.run import runtime_env, runtime_settings
     from flagscan.inputs import parse_command
 
     command = read_commands(file, argv, kind)[0]
@@ -170,8 +170,8 @@ def gate_reports(rev: Revision, reads: TreeReads | Callable[[], TreeReads], gpus
                  launch_of: Callable[[GpuProfile], Launch], flags: list[str] | None = None) -> dict[str, dict[str, Any]]:
     """{gpu label: {"hardware", "flags"}} from the verdict cache or evaluated now (GPUs in parallel).
     `reads`: the tree's read facts, or a callable giving them (loaded only when something is not cached)."""
-    from flagscan.evaluate.gates_cache import cached_json, gates_key
-    from flagscan.evaluate.gates_run import apply_rejections, evaluate_gpu, gpu_json, in_parallel
+    from flagscan.evaluate.gates.cache import cached_json, gates_key
+    from flagscan.evaluate.gates.run import apply_rejections, evaluate_gpu, gpu_json, in_parallel
 
     get_reads: Callable[[], TreeReads] = reads if callable(reads) else (lambda: reads)
     builds: dict[str, Callable[[], dict[str, Any]]] = {}
@@ -213,7 +213,7 @@ def gate_reports(rev: Revision, reads: TreeReads | Callable[[], TreeReads], gpus
 
 def _stored(cache_dir: Path | None, key: str, doc: dict[str, Any]) -> dict[str, Any]:
     """A report built now, stored under its key; what comes back has been through JSON, as a hit has."""
-    from flagscan.evaluate.gates_cache import cached_json
+    from flagscan.evaluate.gates.cache import cached_json
 
     stored = cached_json(cache_dir, key, lambda: doc, _is_report)
     return stored if isinstance(stored, dict) else doc

@@ -26,7 +26,7 @@ from flagscan.ruledata import model_path_of
 if TYPE_CHECKING:
     from flagscan.commands.common import Revision
     from flagscan.evaluate.packages import Packages
-    from flagscan.evaluate.results import Resolution
+    from flagscan.evaluate.resolution.results import Resolution
     from flagscan.evaluate.startup.results import StartupResult
     from flagscan.hardware import GpuProfile
     from flagscan.inputs import LaunchCommand

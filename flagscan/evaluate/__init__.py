@@ -6,8 +6,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from flagscan.evaluate.results import Resolution
-from flagscan.evaluate.values import Unknown
+from flagscan.evaluate.interp.values import Unknown
+from flagscan.evaluate.resolution.results import Resolution
 from flagscan.evaluate.world import ModelError, ModelFacts, World, load_model
 from flagscan.extract import ExtractionError
 from flagscan.facts.flags import Inventory, UnknownValue
@@ -54,7 +54,7 @@ def _predict(root: Path, cache_dir: Path | None, inventory: Inventory, given: di
     hit = _cached(record)
     if hit is not None:
         return hit
-    from flagscan.evaluate.resolve import resolve  # the interpreter: only when nothing is cached
+    from flagscan.evaluate.resolution.resolve import resolve  # the interpreter: only when nothing is cached
     from flagscan.extract.irstore import ModuleStore
 
     model_path = model_path_of(given)

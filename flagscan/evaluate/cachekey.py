@@ -10,7 +10,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from flagscan.evaluate.values import Unknown
+from flagscan.evaluate.interp.values import Unknown
 
 if TYPE_CHECKING:
     from flagscan.evaluate import Scenario
@@ -40,7 +40,7 @@ def _listing_digest(root: Path) -> str:
 def scenario_key(root: Path, given: dict[str, Any], scenario: Scenario, *extra: Any) -> str:
     """A digest that changes when any input of a prediction does (a file of the tree by size or
     mtime, flagscan's evaluator or rule data, a value of the command, the GPU, env or model)."""
-    from flagscan.evaluate.results import jsonable
+    from flagscan.evaluate.resolution.results import jsonable
     from flagscan.extract.cache import engine_version
     from flagscan.strict import strict
 

@@ -17,9 +17,9 @@ from flagscan.facts.ir import Node
 from flagscan.ruledata import load
 
 if TYPE_CHECKING:
-    from flagscan.evaluate.interp import Interpreter
-    from flagscan.evaluate.state import State
-    from flagscan.evaluate.values import FuncVal
+    from flagscan.evaluate.interp.interpreter import Interpreter
+    from flagscan.evaluate.interp.state import State
+    from flagscan.evaluate.interp.values import FuncVal
     from flagscan.evaluate.world import World
     from flagscan.source.hf_config_types import ConfigTypes
 
@@ -170,9 +170,9 @@ def apply(world: World, interp: Interpreter, fn: FuncVal, args: list[Any], kwarg
     (SGLang 0.5.6's handler for `deepseek_v32` rewrites config.json's architecture and loads
     that copy), which is not config.json as given: the refusal is returned, and the caller
     answers the call with a config not known on those paths."""
-    from flagscan.evaluate.interp_base import Dead
-    from flagscan.evaluate.state import join_states
-    from flagscan.evaluate.values import ExcVal
+    from flagscan.evaluate.interp.base import Dead
+    from flagscan.evaluate.interp.state import join_states
+    from flagscan.evaluate.interp.values import ExcVal
 
     model = world.model
     types = getattr(world.dists, "config_types", None)

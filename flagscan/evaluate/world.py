@@ -16,7 +16,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
-from flagscan.evaluate.values import (
+from flagscan.evaluate.interp.values import (
     Builtin,
     ClassVal,
     ConfigView,
@@ -101,7 +101,7 @@ class World:
         followed completely: a dict with unknown keys decides nothing)."""
         cache = self.__dict__.setdefault("_config_registry", {})
         if "value" not in cache:
-            from flagscan.evaluate.state import OPEN
+            from flagscan.evaluate.interp.state import OPEN
 
             found = None
             for dotted in load("world").get("model", {}).get("config_registries", []):
@@ -154,7 +154,7 @@ class World:
 
     def package_version(self, name: Any) -> Any:
         """`importlib.metadata.version(name)`: the version, a PackageNotFoundError, or unknown."""
-        from flagscan.evaluate.values import ExcVal, Raised
+        from flagscan.evaluate.interp.values import ExcVal, Raised
         from flagscan.source.distmeta import normalise
 
         if not isinstance(name, str):
@@ -219,7 +219,7 @@ class World:
         gpu = self.gpu
         if meaning.startswith("nvml:"):
             if gpu.vendor != "nvidia":
-                from flagscan.evaluate.values import ExcVal, Raised
+                from flagscan.evaluate.interp.values import ExcVal, Raised
                 return Raised(ExcVal("NVMLError", "NVML Shared Library Not Found"))
             return None if meaning == "nvml:none" else 0
         if meaning.startswith(("const:", "unknown:")):
@@ -230,7 +230,7 @@ class World:
             return gpu.vendor in ("nvidia", "amd")
         if meaning == "gpu.capability":
             if path.startswith("pynvml") and gpu.vendor != "nvidia":
-                from flagscan.evaluate.values import ExcVal, Raised
+                from flagscan.evaluate.interp.values import ExcVal, Raised
                 return Raised(ExcVal("NVMLError", "NVML Shared Library Not Found"))
             return tuple(gpu.capability)
         if meaning == "gpu.name":
@@ -263,10 +263,10 @@ class World:
                 return apply(args[0])
             return Builtin("decorator", lambda i, s, a, k, m, l: apply(a[0]) if a else None)
         if meaning == "defaultdict":
-            from flagscan.evaluate.builtins_collections import defaultdict
+            from flagscan.evaluate.interp.builtins_collections import defaultdict
             return defaultdict(interp, state, list(args), dict(kwargs), module, line)
         if meaning in ("wraps", "contextmanager"):
-            from flagscan.evaluate.builtins import contextmanager, wraps
+            from flagscan.evaluate.interp.builtins import contextmanager, wraps
             return (wraps if meaning == "wraps" else contextmanager)(args[0] if args else None)
         if meaning == "logger":
             return LoggerVal(str(args[0]) if args else "root")
@@ -292,7 +292,7 @@ class World:
                 try:
                     return Version(text)
                 except InvalidVersion:
-                    from flagscan.evaluate.values import ExcVal, Raised
+                    from flagscan.evaluate.interp.values import ExcVal, Raised
                     return Raised(ExcVal("InvalidVersion", f"Invalid version: {text!r}"))
             return unknown_of(text, why=f"{path}(...)")
         if meaning == "pure":
@@ -314,7 +314,7 @@ class World:
                 return [self._field_info(interp, state, n, spec, path) for n, spec in cls.dataclass_fields()]
             return Unknown(f"{path}(...)")
         if meaning in ("raw_setattr", "raw_getattr"):
-            from flagscan.evaluate.interp import _object_method
+            from flagscan.evaluate.interp.interpreter import _object_method
             name = "__setattr__" if meaning == "raw_setattr" else "__getattribute__"
             return _object_method(name)(interp, state, list(args), kwargs, module, line)
         if meaning == "struct_field":

@@ -17,8 +17,8 @@ from flagscan.facts.flags import Flag, Inventory
 
 if TYPE_CHECKING:  # the later stages are imported when a fact is first asked for
     from flagscan.evaluate import Scenario
-    from flagscan.evaluate.diagnose import Outcome
-    from flagscan.evaluate.results import Resolution
+    from flagscan.evaluate.resolution.diagnose import Outcome
+    from flagscan.evaluate.resolution.results import Resolution
     from flagscan.evaluate.startup.results import StartupResult
     from flagscan.inputs import ParsedCommand
     from flagscan.lint.gates_port import GateVerdict
@@ -141,10 +141,10 @@ class Context:
         return self._startup
 
     def outcomes(self, kinds: Iterable[Any]) -> list[Outcome]:
-        """What the resolution did to the command (flagscan.evaluate.diagnose.Outcome), of these
+        """What the resolution did to the command (flagscan.evaluate.resolution.diagnose.Outcome), of these
         kinds, in the resolution's order."""
         if self._outcomes is None:
-            from flagscan.evaluate.diagnose import outcomes
+            from flagscan.evaluate.resolution.diagnose import outcomes
 
             self._outcomes = outcomes(self.resolution, self.parsed)
         wanted = set(kinds)

@@ -31,7 +31,7 @@ def input_diagnostics(parsed: ParsedCommand) -> list[Diagnostic]:
 def resolution_diagnostics(resolution: Any, parsed: ParsedCommand | CheckedCommand) -> list[Diagnostic]:
     """What the resolution did to the command (rejections, stops, changed settings), in order
     (`parsed`: the command as parsed, with or without its input findings)."""
-    from flagscan.evaluate.diagnose import outcomes
+    from flagscan.evaluate.resolution.diagnose import outcomes
 
     return [diagnostic(o) for o in outcomes(resolution, parsed)]
 

@@ -1,6 +1,6 @@
 """lint: the extension point where runtime gate verdicts (NO_OP and friends) plug into lint and diff.
 
-The verdicts come from the gate analysis (`flagscan.evaluate.gates_run.evaluate_gpu`
+The verdicts come from the gate analysis (`flagscan.evaluate.gates.run.evaluate_gpu`
 over the read facts of `flagscan.extract.reads.load_reads`), a stage written
 separately. While it is not importable `gates_module()` is None and every caller
 reports "gates: not analysed" — never "no no-ops". Its records (FlagVerdict with a
@@ -31,7 +31,7 @@ class GateVerdict:
 def gates_module() -> Any | None:
     """The gate analysis entry module, or None while it is not available."""
     try:
-        module = importlib.import_module("flagscan.evaluate.gates_run")
+        module = importlib.import_module("flagscan.evaluate.gates.run")
         importlib.import_module("flagscan.extract.reads")
     except ImportError:
         return None
@@ -60,11 +60,11 @@ def verdicts(root: Any, cache_dir: Any, inventory: Any, gpu: Any, *, values: dic
              ) -> dict[str, GateVerdict] | None:
     """Every flag's verdict on `gpu` (for a command's values when given), or None (not analysed).
 
-    Cached per (engine, tree, flags, resolved settings and env, GPU, model): flagscan.evaluate.gates_cache."""
+    Cached per (engine, tree, flags, resolved settings and env, GPU, model): flagscan.evaluate.gates.cache."""
     module = gates_module()
     if module is None:
         return None
-    from flagscan.evaluate.gates_cache import cached_value, gates_key
+    from flagscan.evaluate.gates.cache import cached_value, gates_key
 
     settings = module.runtime_settings(resolution) if resolution is not None else None
     if resolution is not None and hasattr(module, "runtime_env"):

@@ -55,7 +55,7 @@ class Rule:
     """A lint rule: one module under flagscan/lint/rules/ (see rules/lint.toml for families).
 
     `reports`: the kinds of neutral record (a `flagscan.diagnostics.ProblemKind` of the input
-    stage, a `flagscan.evaluate.diagnose.OutcomeKind` of the resolution) this rule words,
+    stage, a `flagscan.evaluate.resolution.diagnose.OutcomeKind` of the resolution) this rule words,
     each through `report(record) -> Diagnostic`; every kind has exactly one such rule."""
 
     code: str

@@ -6,12 +6,12 @@ import json
 from collections.abc import Iterable
 from typing import TYPE_CHECKING, Any
 
-from flagscan.evaluate.results import jsonable
+from flagscan.evaluate.resolution.results import jsonable
 
 if TYPE_CHECKING:
     from flagscan.diagnostics import Diagnostic
     from flagscan.evaluate import Scenario
-    from flagscan.evaluate.results import Resolution
+    from flagscan.evaluate.resolution.results import Resolution
     from flagscan.report.shapes import Checked, Command
 
     # one command's prediction: the command, its parse, what it is predicted for, the

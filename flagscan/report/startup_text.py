@@ -5,7 +5,7 @@ from __future__ import annotations
 import json
 from typing import TYPE_CHECKING, Any
 
-from flagscan.evaluate.results import jsonable
+from flagscan.evaluate.resolution.results import jsonable
 
 if TYPE_CHECKING:
     from flagscan.evaluate.startup.results import StartupResult

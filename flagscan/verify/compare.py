@@ -95,7 +95,7 @@ def rules() -> Rules:
 
 def comparable(value: Any) -> Any:
     """A prediction's value (tuples, enum members ...) as the JSON value a server would send."""
-    from flagscan.evaluate.results import jsonable
+    from flagscan.evaluate.resolution.results import jsonable
 
     return jsonable(value)
 

@@ -96,7 +96,7 @@ def predicted(recording, case, root: Path, inventory, cache_dir: Path | None):
 
 
 def score_case(recording, case, root: Path, inventory, cache_dir: Path | None) -> CaseScore:
-    from flagscan.evaluate.results import jsonable
+    from flagscan.evaluate.resolution.results import jsonable
 
     models = str(MODELS)
     resolution = predicted(recording, case, root, inventory, cache_dir)

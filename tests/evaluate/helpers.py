@@ -6,9 +6,9 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from flagscan.evaluate.interp import Dead, Interpreter
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ModuleVal, Unknown
+from flagscan.evaluate.interp.interpreter import Dead, Interpreter
+from flagscan.evaluate.interp.state import State
+from flagscan.evaluate.interp.values import ModuleVal, Unknown
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec
@@ -75,8 +75,8 @@ def resolve_json(cache: Path, sglang: str, *args: str) -> tuple[int, dict]:
 def run_startup_entries(interp: Any, rules: dict[str, Any], settings: dict[str, Any]) -> Any:
     """Build the fixture tree's ServerArgs with `settings` and run the startup entries of `rules`
     on it (what the startup phase does after the resolution)."""
+    from flagscan.evaluate.interp.values import ClassVal
     from flagscan.evaluate.startup.run import run_entries
-    from flagscan.evaluate.values import ClassVal
 
     state = State({}, {})
     module = interp.import_module("sglang.srt.server_args", state)

@@ -12,8 +12,8 @@ from __future__ import annotations
 
 import pytest
 
-from flagscan.evaluate.giveup import Stop, bound, give_up
-from flagscan.evaluate.values import Unknown
+from flagscan.evaluate.interp.giveup import Stop, bound, give_up
+from flagscan.evaluate.interp.values import Unknown
 from flagscan.strict import GaveUp
 from tests.evaluate.helpers import run
 
@@ -66,7 +66,7 @@ def test_a_while_loop_past_its_passes_is_reported_and_never_raises(tmp_path, mon
 @pytest.mark.parametrize("strict", ["1", ""])
 def test_the_call_depth_bound_is_reported_and_never_raises(tmp_path, monkeypatch, strict) -> None:
     monkeypatch.setenv("FLAGSCAN_STRICT", strict)
-    from flagscan.evaluate import interp as interp_mod
+    from flagscan.evaluate.interp import interpreter as interp_mod
     monkeypatch.setattr(interp_mod.Interpreter.__init__, "__kwdefaults__",
                         {**interp_mod.Interpreter.__init__.__kwdefaults__, "max_depth": 2})
     value, interp = run(tmp_path, '''

@@ -3,9 +3,9 @@ the release's registry by model_type, transformers' own class otherwise."""
 
 from __future__ import annotations
 
-from flagscan.evaluate.interp import Interpreter
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ConfigView, Unknown
+from flagscan.evaluate.interp.interpreter import Interpreter
+from flagscan.evaluate.interp.state import State
+from flagscan.evaluate.interp.values import ConfigView, Unknown
 from flagscan.evaluate.world import ModelFacts, World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from flagscan.evaluate.envwrites import ENV_OID, collect, known_env
-from flagscan.evaluate.interp import Dead, Interpreter
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ModuleVal
+from flagscan.evaluate.interp.envwrites import ENV_OID, collect, known_env
+from flagscan.evaluate.interp.interpreter import Dead, Interpreter
+from flagscan.evaluate.interp.state import State
+from flagscan.evaluate.interp.values import ModuleVal
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec
@@ -63,7 +63,7 @@ def hook(flag, gpu_is_new):
 
 
 def _run(tmp_path: Path, args: list, env: dict[str, str]):
-    from flagscan.evaluate.values import Unknown
+    from flagscan.evaluate.interp.values import Unknown
 
     root = write_tree(tmp_path / "tree", {"sglang/srt/environ.py": ENVIRON, "sglang/srt/hooks.py": HOOKS})
     world = World(profile_from_spec("h200"), dict(env))

@@ -8,10 +8,10 @@ otherwise the list depends on which path filled the memo first.
 
 from __future__ import annotations
 
-from flagscan.evaluate.interp import Dead, Interpreter
+from flagscan.evaluate.interp.interpreter import Dead, Interpreter
+from flagscan.evaluate.interp.state import State
+from flagscan.evaluate.interp.values import ModuleVal, Obj
 from flagscan.evaluate.startup.serving import SettingReads, path_reads
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ModuleVal, Obj
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec

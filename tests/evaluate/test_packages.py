@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
+from flagscan.evaluate.interp.values import Unknown
 from flagscan.evaluate.packages import PackageSpecError, build, parse_overrides
-from flagscan.evaluate.values import Unknown
 from flagscan.evaluate.world import World
 from flagscan.hardware import profile_from_spec
 from flagscan.ruledata import load
@@ -112,8 +112,8 @@ def main():
 
 @pytest.mark.parametrize("overrides, expected", [({"amd-aiter": None}, False), ({"amd-aiter": "0.1.5"}, True)])
 def test_an_import_of_a_package_known_absent_raises_import_error(tmp_path: Path, overrides, expected) -> None:
-    from flagscan.evaluate.interp import Interpreter
-    from flagscan.evaluate.state import State
+    from flagscan.evaluate.interp.interpreter import Interpreter
+    from flagscan.evaluate.interp.state import State
     from flagscan.extract.irstore import ModuleStore
     from tests.evaluate.helpers import write_tree
 

@@ -7,7 +7,7 @@ import json
 import pytest
 from click.testing import CliRunner
 
-from flagscan.evaluate.resolve import resolve
+from flagscan.evaluate.resolution.resolve import resolve
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.facts.flags import Inventory

@@ -6,7 +6,7 @@ import re
 
 import pytest
 
-from flagscan.evaluate.values import Maybe, Unknown
+from flagscan.evaluate.interp.values import Maybe, Unknown
 from flagscan.strict import GaveUp
 from tests.evaluate.helpers import options, run
 

@@ -5,10 +5,10 @@ linear layers reached)."""
 
 from __future__ import annotations
 
-from flagscan.evaluate.interp import Interpreter
+from flagscan.evaluate.interp.interpreter import Interpreter
+from flagscan.evaluate.interp.state import State
+from flagscan.evaluate.interp.values import ConfigView, Unknown
 from flagscan.evaluate.startup.config_props import ConfigProperties
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ConfigView, Unknown
 from flagscan.evaluate.world import ModelFacts, World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec

@@ -7,9 +7,9 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flagscan.evaluate.interp import Dead, Interpreter
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ModuleVal, Obj, Unknown
+from flagscan.evaluate.interp.interpreter import Dead, Interpreter
+from flagscan.evaluate.interp.state import State
+from flagscan.evaluate.interp.values import ModuleVal, Obj, Unknown
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec

@@ -10,10 +10,10 @@ from typing import Any
 
 import pytest
 
-from flagscan.evaluate.interp import Interpreter
+from flagscan.evaluate.interp.interpreter import Interpreter
+from flagscan.evaluate.interp.state import State
+from flagscan.evaluate.interp.values import ModuleVal, Unknown
 from flagscan.evaluate.startup.run import GlobalWrites, SurvivalTracking
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ModuleVal, Unknown
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec
@@ -138,8 +138,8 @@ def test_a_dict_of_items_that_are_not_pairs_is_not_followed_rather_than_a_crash(
 
 
 def test_the_config_json_given_is_the_model_paths_not_the_draft_models(tmp_path) -> None:
+    from flagscan.evaluate.interp.values import ConfigView
     from flagscan.evaluate.startup.run import startup_world
-    from flagscan.evaluate.values import ConfigView
     from flagscan.evaluate.world import ModelFacts
 
     root = write_tree(tmp_path / "tree", {

@@ -7,7 +7,7 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flagscan.evaluate.interp import Interpreter
+from flagscan.evaluate.interp.interpreter import Interpreter
 from flagscan.evaluate.startup.joins import JoinNeeds
 from flagscan.evaluate.startup.results import StartupResult
 from flagscan.evaluate.startup.run import GlobalWrites, SurvivalTracking, startup_world

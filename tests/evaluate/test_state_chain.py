@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from flagscan.evaluate.state import EMPTY, Chain, Event, State, join_states, merge_chains
+from flagscan.evaluate.interp.state import EMPTY, Chain, Event, State, join_states, merge_chains
 
 
 def _event(kind: str, n: int) -> Event:

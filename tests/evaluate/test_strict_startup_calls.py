@@ -12,10 +12,10 @@ from typing import Any
 
 import pytest
 
-from flagscan.evaluate.interp import Dead, Interpreter
+from flagscan.evaluate.interp.interpreter import Dead, Interpreter
+from flagscan.evaluate.interp.state import State
+from flagscan.evaluate.interp.values import Fresh, Maybe, ModuleVal, Unknown
 from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_calls, outside_self
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import Fresh, Maybe, ModuleVal, Unknown
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import pytest
 
-from flagscan.evaluate.values import Unknown
+from flagscan.evaluate.interp.values import Unknown
 from tests.evaluate.helpers import options, run
 
 pytestmark = pytest.mark.usefixtures("strict")

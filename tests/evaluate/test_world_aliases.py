@@ -8,10 +8,10 @@ from __future__ import annotations
 
 import pytest
 
-from flagscan.evaluate.interp import Interpreter
+from flagscan.evaluate.interp.interpreter import Interpreter
+from flagscan.evaluate.interp.state import State
+from flagscan.evaluate.interp.values import ConfigView, Unknown
 from flagscan.evaluate.packages import PackageFact, Packages
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ConfigView, Unknown
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from dataclasses import replace
 
-from flagscan.evaluate.values import Unknown
+from flagscan.evaluate.interp.values import Unknown
 from flagscan.evaluate.world import World
 from flagscan.hardware import profile_from_spec
 from flagscan.ruledata import load

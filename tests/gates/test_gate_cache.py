@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from flagscan.cli import main
-from flagscan.evaluate import gates_cache
+from flagscan.evaluate.gates import cache as gates_cache
 from tests.conftest import ROOT
 
 TREE = str(ROOT / "fixtures" / "trees" / "lint")

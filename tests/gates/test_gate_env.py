@@ -1,5 +1,5 @@
 """gates: environment variables the resolution certainly sets or removes are known to the runtime
-gates (flagscan.evaluate.gates_run.runtime_env); what it may have set stays unknown."""
+gates (flagscan.evaluate.gates.run.runtime_env); what it may have set stays unknown."""
 
 from __future__ import annotations
 
@@ -7,9 +7,9 @@ from types import SimpleNamespace
 
 import pytest
 
-from flagscan.evaluate.envwrites import EnvCause, EnvSetting
-from flagscan.evaluate.gates import Status
-from flagscan.evaluate.gates_run import evaluate_gpu, runtime_env
+from flagscan.evaluate.gates.evaluator import Status
+from flagscan.evaluate.gates.run import evaluate_gpu, runtime_env
+from flagscan.evaluate.interp.envwrites import EnvCause, EnvSetting
 from flagscan.extract.reads import load_reads
 from flagscan.hardware import profile_from_spec
 from tests.conftest import TREES

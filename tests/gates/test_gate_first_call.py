@@ -10,8 +10,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from flagscan.evaluate.gates import Status
-from flagscan.evaluate.gates_run import evaluate_gpu
+from flagscan.evaluate.gates.evaluator import Status
+from flagscan.evaluate.gates.run import evaluate_gpu
 from flagscan.extract.reads import load_reads
 from flagscan.hardware import profile_from_spec
 

@@ -6,8 +6,8 @@ from types import SimpleNamespace
 
 import pytest
 
-from flagscan.evaluate.gates import Status
-from flagscan.evaluate.gates_run import evaluate_gpu, gpu_json
+from flagscan.evaluate.gates.evaluator import Status
+from flagscan.evaluate.gates.run import evaluate_gpu, gpu_json
 from flagscan.extract.reads import load_reads
 from flagscan.facts.graph import build_graph, focus
 from flagscan.hardware import profile_from_spec

@@ -47,7 +47,7 @@ def test_verdict_json_does_not_depend_on_the_order_facts_arrive_in(tmp_path) -> 
     the JSON is the same (the mechanism behind the byte-identical reports above)."""
     from types import SimpleNamespace
 
-    from flagscan.evaluate.gates_run import evaluate_gpu, gpu_json
+    from flagscan.evaluate.gates.run import evaluate_gpu, gpu_json
     from flagscan.extract.reads import load_reads
     from flagscan.hardware import profile_from_spec
     from tests.gates.test_gates_fixture import DESTS

@@ -25,8 +25,8 @@ def test_a_no_op_names_the_false_condition_and_the_gpu() -> None:
 
 
 def test_evidence_values_do_not_contradict_themselves() -> None:
-    from flagscan.evaluate.gates_evidence import _value
-    from flagscan.evaluate.values import Unknown
+    from flagscan.evaluate.gates.evidence import _value
+    from flagscan.evaluate.interp.values import Unknown
 
     # `env_flag and is_hip()` on CUDA: the value is open, its truth is not
     interp = SimpleNamespace(eval=lambda *_a: Unknown("env_flag and is_hip()", frozenset({"env:X"}), None, False))

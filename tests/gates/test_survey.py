@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from flagscan.evaluate.gates_run import evaluate_gpu
+from flagscan.evaluate.gates.run import evaluate_gpu
 from flagscan.extract import load_inventory
 from flagscan.extract.reads import load_reads
 from flagscan.hardware import profile_from_spec

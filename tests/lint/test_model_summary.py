@@ -6,9 +6,9 @@ from __future__ import annotations
 from types import SimpleNamespace
 
 from flagscan.diagnostics import FileLocation
-from flagscan.evaluate.diagnose import Outcome, OutcomeKind
-from flagscan.evaluate.giveup import Stop
-from flagscan.evaluate.results import Rejection, Setting
+from flagscan.evaluate.interp.giveup import Stop
+from flagscan.evaluate.resolution.diagnose import Outcome, OutcomeKind
+from flagscan.evaluate.resolution.results import Rejection, Setting
 from flagscan.lint.rules import _model, fs302_possible_rejection, fs401_needs_information, fs402_analysis_stopped
 
 HERE = FileLocation("u.service", 3, 1)

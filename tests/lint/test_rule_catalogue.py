@@ -52,7 +52,7 @@ def test_rules_and_rule_commands() -> None:
 
 def test_every_kind_of_record_is_worded_by_exactly_one_rule() -> None:
     from flagscan.diagnostics import ProblemKind
-    from flagscan.evaluate.diagnose import OutcomeKind
+    from flagscan.evaluate.resolution.diagnose import OutcomeKind
 
     owners: dict[str, list[str]] = {}
     for rule in all_rules():

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from flagscan.evaluate.results import Cause, Rejection, Resolution, Setting
-from flagscan.evaluate.values import Unknown
+from flagscan.evaluate.interp.values import Unknown
+from flagscan.evaluate.resolution.results import Cause, Rejection, Resolution, Setting
 from flagscan.verify.compare import Kind, compare, equal
 from flagscan.verify.observed import LogWarning, Observed
 from flagscan.verify.observed import Rejection as SeenRejection

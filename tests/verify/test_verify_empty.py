@@ -47,7 +47,7 @@ def test_a_comparison_passes(monkeypatch, tmp_path) -> None:
 
 
 def test_an_empty_prediction_is_an_error(monkeypatch, tmp_path) -> None:
-    from flagscan.evaluate.results import Resolution
+    from flagscan.evaluate.resolution.results import Resolution
 
     monkeypatch.setattr("flagscan.evaluate.predict", lambda *a, **k: Resolution({}, [], [], False))
     result = _verify_local(monkeypatch, tmp_path, _probe_result(RESOLVED))

@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flagscan.evaluate.values import ClassVal, ConfigView, FuncVal
+from flagscan.evaluate.interp.values import ClassVal, ConfigView, FuncVal
 
 
 class ConfigProperties:
@@ -35,7 +35,7 @@ class ConfigProperties:
         return super().getattr(base, attr, state, module, node)  # type: ignore[misc]
 
     def _config_property(self, view: ConfigView, attr: str, state) -> FuncVal | None:
-        from flagscan.evaluate.builtins import config_class
+        from flagscan.evaluate.interp.builtins import config_class
 
         cls = config_class(self, state, view)
         if not isinstance(cls, ClassVal):

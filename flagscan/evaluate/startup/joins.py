@@ -13,8 +13,8 @@ from __future__ import annotations
 
 from typing import Any
 
-from flagscan.evaluate.state import State, join_states
-from flagscan.evaluate.values import Unknown
+from flagscan.evaluate.interp.state import State, join_states
+from flagscan.evaluate.interp.values import Unknown
 
 
 class JoinNeeds:

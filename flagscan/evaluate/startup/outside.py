@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import Any, ClassVar
 
-from flagscan.evaluate.values import BoundMethod, Builtin, ClassVal, External, FuncVal, Obj
+from flagscan.evaluate.interp.values import BoundMethod, Builtin, ClassVal, External, FuncVal, Obj
 
 
 def outside_self(rules: dict[str, Any]) -> dict[str, frozenset[str]]:

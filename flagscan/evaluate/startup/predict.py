@@ -13,8 +13,8 @@ import json
 from pathlib import Path
 from typing import Any
 
+from flagscan.evaluate.interp.values import Obj, Unknown
 from flagscan.evaluate.startup.results import StartupRaise, StartupResult, StartupWrite
-from flagscan.evaluate.values import Obj, Unknown
 from flagscan.ruledata import load, model_path_of
 
 
@@ -30,7 +30,7 @@ def predict_startup(root: Path, cache_dir: Path | None, inventory, values: dict[
 
 def _predict(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], scenario, key: str
              ) -> StartupResult:
-    from flagscan.evaluate.results import jsonable
+    from flagscan.evaluate.resolution.results import jsonable
 
     path = Path(cache_dir) / "facts" / "startup" / f"{key}.json" if cache_dir is not None else None
     hit = _read(path)
@@ -43,7 +43,7 @@ def _predict(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any
 
 
 def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], scenario) -> StartupResult:
-    from flagscan.evaluate.resolve import _Resolver, run_entry
+    from flagscan.evaluate.resolution.resolve import _Resolver, run_entry
     from flagscan.evaluate.startup.run import GlobalWrites, SurvivalTracking, run_entries, startup_world
     from flagscan.evaluate.world import World
     from flagscan.extract.irstore import ModuleStore

@@ -20,9 +20,9 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flagscan.evaluate.interp_base import Dead
-from flagscan.evaluate.state import State, join_states, join_values
-from flagscan.evaluate.values import External, FuncVal, LazyImport, Unknown
+from flagscan.evaluate.interp.base import Dead
+from flagscan.evaluate.interp.state import State, join_states, join_values
+from flagscan.evaluate.interp.values import External, FuncVal, LazyImport, Unknown
 
 _GROUP = -900  # heap key of the default process group's facts on a path (no object has it)
 _RANK_NEED = "runtime:the rank of this process"

@@ -1,6 +1,6 @@
 """evaluate: the startup phase: SGLang's own startup code run abstractly on the resolved settings.
 
-After the resolution (flagscan/evaluate/resolve.py) has produced the ServerArgs
+After the resolution (flagscan/evaluate/resolution/resolve.py) has produced the ServerArgs
 record, the startup entry of rules/startup.toml (the TP worker, which builds the
 ModelConfig and the ModelRunner: model class of the architecture, attention
 backend, communicators, CUDA graphs) is constructed by the same three-valued
@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any, ClassVar
 
-from flagscan.evaluate.gates_store import _globals_in
-from flagscan.evaluate.interp_base import Budget, Dead
+from flagscan.evaluate.gates.store import _globals_in
+from flagscan.evaluate.interp.base import Budget, Dead
+from flagscan.evaluate.interp.state import State
+from flagscan.evaluate.interp.values import ClassVal, ExcVal, FuncVal, LazyImport, ModuleVal, Obj, Unknown
 from flagscan.evaluate.startup.ranks import ProcessGroups, distributed
 from flagscan.evaluate.startup.results import StartupRaise, StartupResult, StartupWrite
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ClassVal, ExcVal, FuncVal, LazyImport, ModuleVal, Obj, Unknown
 from flagscan.evaluate.world import World
 from flagscan.facts.render import conjunction
 
@@ -395,7 +395,7 @@ def _classify(interp, s: State, exc: Any, entry: dict[str, Any], config: tuple[s
         needs |= set(interp.assumed_needs.get(a, frozenset({"runtime:" + a})) or {"runtime:" + a})
     if any(not n.startswith(config) for n in needs):
         return None
-    from flagscan.evaluate.resolve import _text
+    from flagscan.evaluate.resolution.resolve import _text
     from flagscan.evaluate.startup.serving import path_reads
 
     message = exc.message if isinstance(exc, ExcVal) else exc

@@ -21,9 +21,9 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
-from flagscan.evaluate.interp_base import Budget, Dead
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import BoundMethod, ExcVal, FuncVal, Obj, Unknown
+from flagscan.evaluate.interp.base import Budget, Dead
+from flagscan.evaluate.interp.state import State
+from flagscan.evaluate.interp.values import BoundMethod, ExcVal, FuncVal, Obj, Unknown
 
 BATCH = "batch:"
 _MAX_CONDITIONS = 4
@@ -183,7 +183,7 @@ def _kind(need: str, kinds: frozenset[str]) -> bool:
 
 def _classify(interp, s: State, exc: Any, rule: dict[str, Any], where: str, config: tuple[str, ...],
               premise: frozenset[str], kinds: frozenset[str], start: int):
-    from flagscan.evaluate.resolve import _text
+    from flagscan.evaluate.resolution.resolve import _text
     from flagscan.evaluate.startup.results import StartupRaise
 
     events = list(s.events)[start:]

@@ -1,4 +1,4 @@
-"""lint: how the resolution rules word an outcome (flagscan.evaluate.diagnose.Outcome)."""
+"""lint: how the resolution rules word an outcome (flagscan.evaluate.resolution.diagnose.Outcome)."""
 
 from __future__ import annotations
 
@@ -6,10 +6,10 @@ import json
 from typing import TYPE_CHECKING, Any
 
 from flagscan.diagnostics import Evidence
-from flagscan.evaluate.results import Setting, jsonable
+from flagscan.evaluate.resolution.results import Setting, jsonable
 
 if TYPE_CHECKING:
-    from flagscan.evaluate.diagnose import Outcome
+    from flagscan.evaluate.resolution.diagnose import Outcome
 
 
 def show(value: Any) -> str:

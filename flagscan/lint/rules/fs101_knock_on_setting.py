@@ -27,7 +27,7 @@ Keep the command, and pin the settings whose knock-on value you do not want:
 """
 
 from flagscan.diagnostics import Diagnostic, Severity
-from flagscan.evaluate.diagnose import Outcome, OutcomeKind
+from flagscan.evaluate.resolution.diagnose import Outcome, OutcomeKind
 from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._resolution import causes, changed_data, show, why

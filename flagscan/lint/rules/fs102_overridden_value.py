@@ -21,8 +21,8 @@ file.
 """
 
 from flagscan.diagnostics import Diagnostic, Severity
-from flagscan.evaluate.diagnose import Outcome, OutcomeKind
-from flagscan.evaluate.results import jsonable
+from flagscan.evaluate.resolution.diagnose import Outcome, OutcomeKind
+from flagscan.evaluate.resolution.results import jsonable
 from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._resolution import causes, show, why

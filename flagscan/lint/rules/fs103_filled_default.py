@@ -26,7 +26,7 @@ Pin the value if the release's choice matters to you:
 """
 
 from flagscan.diagnostics import Diagnostic, Severity
-from flagscan.evaluate.diagnose import Outcome, OutcomeKind
+from flagscan.evaluate.resolution.diagnose import Outcome, OutcomeKind
 from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._resolution import causes, changed_data, show

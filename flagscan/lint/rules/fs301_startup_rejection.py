@@ -21,7 +21,7 @@ The server exits during start-up; under systemd it restart-loops.
 """
 
 from flagscan.diagnostics import Diagnostic, Evidence, Severity
-from flagscan.evaluate.diagnose import Outcome, OutcomeKind
+from flagscan.evaluate.resolution.diagnose import Outcome, OutcomeKind
 from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._settings import at_named_flag

@@ -23,7 +23,7 @@ one the server will run with.
 """
 
 from flagscan.diagnostics import Diagnostic, Severity
-from flagscan.evaluate.diagnose import Outcome, OutcomeKind
+from flagscan.evaluate.resolution.diagnose import Outcome, OutcomeKind
 from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 from flagscan.lint.rules._resolution import causes, why

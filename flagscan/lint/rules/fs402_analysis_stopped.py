@@ -27,7 +27,7 @@ them with `flagscan verify --local` on a machine with SGLang installed:
 """
 
 from flagscan.diagnostics import Diagnostic, Evidence, Severity
-from flagscan.evaluate.diagnose import Outcome, OutcomeKind
+from flagscan.evaluate.resolution.diagnose import Outcome, OutcomeKind
 from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
@@ -48,7 +48,7 @@ ONE_BY_ONE = 3
 
 
 def report(outcome: Outcome) -> Diagnostic:
-    stop = outcome.subject  # flagscan.evaluate.giveup.Stop
+    stop = outcome.subject  # flagscan.evaluate.interp.giveup.Stop
     return Diagnostic(CODE, SEVERITY, MESSAGE.format(location=stop.location, construct=stop.construct,
                                                      unknown=stop.what),
                       None, outcome.location, (Evidence(stop.location, stop.construct),),

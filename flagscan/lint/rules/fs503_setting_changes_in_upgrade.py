@@ -31,7 +31,7 @@ from flagscan.lint.context import Context
 from flagscan.lint.model import Example
 
 if TYPE_CHECKING:
-    from flagscan.evaluate.results import Resolution, Setting
+    from flagscan.evaluate.resolution.results import Resolution, Setting
 
 CODE = "FS503"
 NAME = "setting-changes-in-upgrade"
@@ -48,7 +48,7 @@ INVALID = (Example("--model-path m --tokenizer-worker-num 2", upgrade_to="fixtur
 def _show(setting: Setting) -> str:
     import json
 
-    from flagscan.evaluate.results import jsonable
+    from flagscan.evaluate.resolution.results import jsonable
 
     if not setting.certain:
         return "unknown"
@@ -58,7 +58,7 @@ def _show(setting: Setting) -> str:
 
 def changes(before: Resolution, after: Resolution) -> list[tuple[str, Setting, Setting]]:
     """(dest, old setting or None, new setting or None) for settings whose value or origin differ."""
-    from flagscan.evaluate.results import jsonable
+    from flagscan.evaluate.resolution.results import jsonable
 
     out = []
     for dest in sorted(set(before.settings) | set(after.settings)):
@@ -73,7 +73,7 @@ def changes(before: Resolution, after: Resolution) -> list[tuple[str, Setting, S
 
 
 def _state(setting: Setting) -> dict[str, Any]:
-    from flagscan.evaluate.results import jsonable
+    from flagscan.evaluate.resolution.results import jsonable
 
     return {"value": jsonable(setting.value), "origin": setting.origin}
 

@@ -14,9 +14,9 @@ from dataclasses import dataclass, field
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
-from flagscan.evaluate.gates_store import GateInterpreter
-from flagscan.evaluate.interp_base import Budget, Dead, truth
-from flagscan.evaluate.values import Unknown
+from flagscan.evaluate.gates.store import GateInterpreter
+from flagscan.evaluate.interp.base import Budget, Dead, truth
+from flagscan.evaluate.interp.values import Unknown
 from flagscan.facts.reads import CallSite, FileFacts, Guard, Read, reads_in, transform
 from flagscan.strict import give_up
 

@@ -22,7 +22,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from flagscan.evaluate.values import Unknown
+from flagscan.evaluate.interp.values import Unknown
 
 if TYPE_CHECKING:
     from flagscan.evaluate.world import ModelFacts

@@ -12,9 +12,9 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
-from flagscan.evaluate.interp import Interpreter
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ClassVal, FuncVal, ModuleVal, Unknown
+from flagscan.evaluate.interp.interpreter import Interpreter
+from flagscan.evaluate.interp.state import State
+from flagscan.evaluate.interp.values import ClassVal, FuncVal, ModuleVal, Unknown
 from flagscan.extract.reads_walk import nested_blocks
 from flagscan.strict import give_up
 

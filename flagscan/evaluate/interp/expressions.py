@@ -5,9 +5,9 @@ from __future__ import annotations
 import operator
 from typing import TYPE_CHECKING, Any
 
-from flagscan.evaluate.interp_base import PLAIN, Dead, truth
-from flagscan.evaluate.state import OPEN, State, join_states, join_values, open_dict
-from flagscan.evaluate.values import (
+from flagscan.evaluate.interp.base import PLAIN, Dead, truth
+from flagscan.evaluate.interp.state import OPEN, State, join_states, join_values, open_dict
+from flagscan.evaluate.interp.values import (
     BoundMethod,
     Builtin,
     ClassVal,
@@ -33,7 +33,7 @@ from flagscan.evaluate.values import (
 )
 
 if TYPE_CHECKING:
-    from flagscan.evaluate.interp import Interpreter
+    from flagscan.evaluate.interp.interpreter import Interpreter
 
 
 class ExpressionsMixin:
@@ -201,10 +201,10 @@ class ExpressionsMixin:
         return Outside(why, base.needs)
 
     def builtins_attr(self, base: Any, attr: str) -> Any:
-        from flagscan.evaluate.builtins import method_of
+        from flagscan.evaluate.interp.builtins import method_of
 
         if base is self.world.env:
-            from flagscan.evaluate.envwrites import MUTATORS, mutator
+            from flagscan.evaluate.interp.envwrites import MUTATORS, mutator
             if attr in MUTATORS:
                 return mutator(self, base, attr)
         return method_of(base, attr)

@@ -14,7 +14,7 @@ from enum import Enum
 from typing import Any, Protocol
 
 from flagscan.diagnostics import FileLocation
-from flagscan.evaluate.results import Rejection, Resolution, Setting
+from flagscan.evaluate.resolution.results import Rejection, Resolution, Setting
 from flagscan.ruledata import condition_fields
 
 
@@ -31,7 +31,7 @@ class OutcomeKind(str, Enum):
 @dataclass(frozen=True, slots=True)
 class Outcome:
     """One thing the resolution did to a launch command. `subject` is the `Rejection`, the
-    `Setting` or the interpreter's stop (flagscan.evaluate.giveup.Stop); `location` the place
+    `Setting` or the interpreter's stop (flagscan.evaluate.interp.giveup.Stop); `location` the place
     in the launch file it belongs to; `driven_by` what a knock-on setting reacted to
     (`driven_by()`), None where not asked."""
 

@@ -6,9 +6,9 @@ from typing import Any
 
 from packaging.version import Version as _VERSION
 
-from flagscan.evaluate.interp_base import _BIN, _CMP, PLAIN, falsy_unknown, truth
-from flagscan.evaluate.state import OPEN, State, same
-from flagscan.evaluate.values import (
+from flagscan.evaluate.interp.base import _BIN, _CMP, PLAIN, falsy_unknown, truth
+from flagscan.evaluate.interp.state import OPEN, State, same
+from flagscan.evaluate.interp.values import (
     BoundMethod,
     Builtin,
     ClassVal,

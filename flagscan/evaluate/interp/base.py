@@ -6,7 +6,7 @@ import operator
 from collections.abc import Callable
 from typing import Any
 
-from flagscan.evaluate.values import External, Maybe, Unknown
+from flagscan.evaluate.interp.values import External, Maybe, Unknown
 
 
 class Dead(Exception):

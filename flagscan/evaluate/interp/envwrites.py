@@ -15,13 +15,13 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flagscan.evaluate.state import Event, State
-from flagscan.evaluate.values import Builtin, Maybe, ModuleVal, Unknown, has_unknown
+from flagscan.evaluate.interp.state import Event, State
+from flagscan.evaluate.interp.values import Builtin, Maybe, ModuleVal, Unknown, has_unknown
 from flagscan.facts.render import conjunction
 from flagscan.ruledata import load
 
 if TYPE_CHECKING:
-    from flagscan.evaluate.interp import Interpreter
+    from flagscan.evaluate.interp.interpreter import Interpreter
 
 
 class _Unset:

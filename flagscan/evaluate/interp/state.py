@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from flagscan.evaluate.values import Maybe, Unknown
+from flagscan.evaluate.interp.values import Maybe, Unknown
 
 MAX_OPTIONS = 8
 

@@ -10,13 +10,11 @@ from __future__ import annotations
 
 from typing import Any
 
-from flagscan.evaluate.giveup import Stop, bound, give_up
-
 # The parts of the class, one mixin a stage of evaluation; the names other modules
 # import from here (truth, Dead, Budget, _object_method...) stay importable from here.
-from flagscan.evaluate.interp_base import _BIN, _CMP, PLAIN, Budget, Dead, falsy_unknown, truth  # noqa: F401
-from flagscan.evaluate.interp_call import CallsMixin, _is_exception, _memo_key  # noqa: F401
-from flagscan.evaluate.interp_expr import (  # noqa: F401
+from flagscan.evaluate.interp.base import _BIN, _CMP, PLAIN, Budget, Dead, falsy_unknown, truth  # noqa: F401
+from flagscan.evaluate.interp.calls import CallsMixin, _is_exception, _memo_key  # noqa: F401
+from flagscan.evaluate.interp.expressions import (  # noqa: F401
     ExpressionsMixin,
     _has_key,
     _hashable_key,
@@ -26,11 +24,12 @@ from flagscan.evaluate.interp_expr import (  # noqa: F401
     _objects,
     _outside,
 )
-from flagscan.evaluate.interp_gen import GeneratorsMixin
-from flagscan.evaluate.interp_ops import OperatorsMixin, _combine_options, _maybe  # noqa: F401
-from flagscan.evaluate.interp_stmt import StatementsMixin
-from flagscan.evaluate.state import OPEN, Event, State, join_states, join_values, open_dict
-from flagscan.evaluate.values import (
+from flagscan.evaluate.interp.generators import GeneratorsMixin
+from flagscan.evaluate.interp.giveup import Stop, bound, give_up
+from flagscan.evaluate.interp.operators import OperatorsMixin, _combine_options, _maybe  # noqa: F401
+from flagscan.evaluate.interp.state import OPEN, Event, State, join_states, join_values, open_dict
+from flagscan.evaluate.interp.statements import StatementsMixin
+from flagscan.evaluate.interp.values import (
     BoundMethod,
     ClassVal,
     ConfigView,
@@ -56,7 +55,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
 
     def __init__(self, store, world, *, max_depth: int = 40, call_budget: int = 400_000,
                  declarations: dict[str, Any] | None = None) -> None:
-        from flagscan.evaluate import builtins as _builtins
+        from flagscan.evaluate.interp import builtins as _builtins
 
         self.store = store
         self.world = world  # flagscan.evaluate.world.World: hardware, env, model, primitives
@@ -338,7 +337,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
 
     def delete_item(self, container: Any, key: Any, state: State, module: ModuleVal, line: int) -> None:
         if container is self.world.env and isinstance(key, str) and key in container:
-            from flagscan.evaluate import envwrites
+            from flagscan.evaluate.interp import envwrites
             envwrites.record(self, state, module, line, key, envwrites.UNSET, "del")
         if isinstance(container, dict):
             if isinstance(key, Unknown) and key.options is not None and len(key.options) == 1:
@@ -378,7 +377,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         """`container[key] = value`. A key that is not known may be any key: every entry
         the container holds may now be `value`, and (a dict) any other key may exist."""
         if container is self.world.env and isinstance(key, str):
-            from flagscan.evaluate import envwrites
+            from flagscan.evaluate.interp import envwrites
             envwrites.record(self, state, module, line, key, value, "setitem")
         if isinstance(container, dict):
             if isinstance(key, Unknown) and key.options is not None and len(key.options) == 1:

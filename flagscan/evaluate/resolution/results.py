@@ -9,12 +9,12 @@ import json
 from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
-from flagscan.evaluate.values import ConfigView, EnumMember, Unknown
+from flagscan.evaluate.interp.values import ConfigView, EnumMember, Unknown
 from flagscan.facts.flags import UnknownValue
 
 if TYPE_CHECKING:
-    from flagscan.evaluate.envwrites import EnvSetting
-    from flagscan.evaluate.giveup import Stop
+    from flagscan.evaluate.interp.envwrites import EnvSetting
+    from flagscan.evaluate.interp.giveup import Stop
 
 
 @dataclass

@@ -7,9 +7,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, cast
 
-from flagscan.evaluate.gates import FlagVerdict, GateEvaluator, ReadVerdict, Status
-from flagscan.evaluate.gates_store import GateInterpreter
-from flagscan.evaluate.values import Unknown
+from flagscan.evaluate.gates.evaluator import FlagVerdict, GateEvaluator, ReadVerdict, Status
+from flagscan.evaluate.gates.store import GateInterpreter
+from flagscan.evaluate.interp.values import Unknown
 from flagscan.evaluate.world import ModelFacts, World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.facts.flags import Inventory
@@ -18,7 +18,7 @@ from flagscan.hardware import GpuProfile
 
 if TYPE_CHECKING:
     from flagscan.evaluate.packages import Packages
-    from flagscan.evaluate.results import Resolution
+    from flagscan.evaluate.resolution.results import Resolution
     from flagscan.extract.reads import TreeReads
 
 
@@ -46,7 +46,7 @@ def runtime_settings(resolution: Resolution) -> dict[str, Any]:
 def runtime_env(resolution: Resolution, given: dict[str, str]) -> dict[str, str | None]:
     """The environment the runtime code sees: the given variables with what the resolution
     certainly set (None: removed); a variable it may have changed is not known."""
-    from flagscan.evaluate.envwrites import known_env
+    from flagscan.evaluate.interp.envwrites import known_env
 
     return known_env(given, getattr(resolution, "env", {}) or {})
 
@@ -134,7 +134,7 @@ def verdict_json(gg: GpuGates, v: FlagVerdict) -> dict[str, Any]:
 
 
 def evidence(evaluator: GateEvaluator, v: FlagVerdict) -> list[dict[str, Any]]:
-    from flagscan.evaluate.gates_evidence import guard_evidence
+    from flagscan.evaluate.gates.evidence import guard_evidence
 
     out: list[dict[str, Any]] = []
     seen: set[int] = set()
@@ -209,7 +209,7 @@ def in_parallel(jobs: dict[str, Callable[[], Any]], workers: int | None = None) 
 
 def gpu_json(gg: GpuGates) -> dict[str, Any]:
     data: dict[str, Any] = {"hardware": gg.gpu.to_json(), "flags": {d: verdict_json(gg, v) for d, v in sorted(gg.verdicts.items())}}
-    # where the gate interpreter could not follow SGLang's code (flagscan.evaluate.giveup.Stop), sorted
+    # where the gate interpreter could not follow SGLang's code (flagscan.evaluate.interp.giveup.Stop), sorted
     stops = getattr(gg.evaluator.interp, "stops", []) if gg.evaluator is not None else []
     data["stopped"] = [s.to_json() for s in sorted(stops, key=lambda s: (location_key(s.location), s.construct, s.what))]
     # the package facts a gate consulted, with the assumption each rests on (flagscan.evaluate.packages)

@@ -24,8 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flagscan.evaluate.state import State, join_values
-from flagscan.evaluate.values import ExcVal, GeneratorVal, Maybe, ModuleVal, Unknown
+from flagscan.evaluate.interp.state import State, join_values
+from flagscan.evaluate.interp.values import ExcVal, GeneratorVal, Maybe, ModuleVal, Unknown
 
 _CALLER = "\0caller"     # the caller's locals while a contextmanager's generator runs
 _YIELDED = "\0yielded"   # the values an iterated generator yielded so far
@@ -189,9 +189,9 @@ class GeneratorsMixin:
         if not ends:
             state.locals, state.function, state.conds = saved[0], saved[2], saved[3]
             state.closure = saved[1]  # type: ignore[attr-defined]
-            from flagscan.evaluate.interp_base import Dead
+            from flagscan.evaluate.interp.base import Dead
             raise Dead()
-        from flagscan.evaluate.state import join_states
+        from flagscan.evaluate.interp.state import join_states
         joined = join_states(ends, f"{gen.func.qualname}(...)")
         items = joined.locals.get(_YIELDED, [])
         state.adopt(joined)

@@ -13,16 +13,16 @@ from __future__ import annotations
 from collections.abc import Iterator
 from typing import TYPE_CHECKING, Any, TypedDict
 
-from flagscan.evaluate.interp_base import truth
-from flagscan.evaluate.state import State
-from flagscan.evaluate.values import ModuleVal, Unknown
+from flagscan.evaluate.interp.base import truth
+from flagscan.evaluate.interp.state import State
+from flagscan.evaluate.interp.values import ModuleVal, Unknown
 from flagscan.facts.ir import Node
 from flagscan.facts.reads import FileFacts, Guard, transform
 from flagscan.facts.render import render
 from flagscan.strict import give_up
 
 if TYPE_CHECKING:
-    from flagscan.evaluate.gates_store import GateInterpreter
+    from flagscan.evaluate.gates.store import GateInterpreter
     from flagscan.extract.irstore import ModuleStore
 
 

@@ -4,10 +4,10 @@ from __future__ import annotations
 
 from typing import Any
 
-from flagscan.evaluate.interp_base import PLAIN, Budget, Dead, truth
-from flagscan.evaluate.interp_gen import is_yield_from
-from flagscan.evaluate.state import State, join_states, same, widen
-from flagscan.evaluate.values import (
+from flagscan.evaluate.interp.base import PLAIN, Budget, Dead, truth
+from flagscan.evaluate.interp.generators import is_yield_from
+from flagscan.evaluate.interp.state import State, join_states, same, widen
+from flagscan.evaluate.interp.values import (
     BoundMethod,
     Builtin,
     ClassVal,

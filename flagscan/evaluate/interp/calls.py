@@ -5,10 +5,10 @@ from __future__ import annotations
 from dataclasses import replace
 from typing import Any
 
-from flagscan.evaluate.interp_base import Budget, Dead
-from flagscan.evaluate.interp_expr import _outside_base, model_value
-from flagscan.evaluate.state import OPEN, Chain, Event, State, join_states, join_values, same
-from flagscan.evaluate.values import (
+from flagscan.evaluate.interp.base import Budget, Dead
+from flagscan.evaluate.interp.expressions import _outside_base, model_value
+from flagscan.evaluate.interp.state import OPEN, Chain, Event, State, join_states, join_values, same
+from flagscan.evaluate.interp.values import (
     BoundMethod,
     Builtin,
     ClassVal,

@@ -7,11 +7,10 @@ import re
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flagscan.evaluate.interp import Interpreter
-from flagscan.evaluate.interp_base import Dead
-from flagscan.evaluate.results import Cause, Rejection, Resolution, Setting
-from flagscan.evaluate.state import Event, State, join_states, same
-from flagscan.evaluate.values import (
+from flagscan.evaluate.interp.base import Dead
+from flagscan.evaluate.interp.interpreter import Interpreter
+from flagscan.evaluate.interp.state import Event, State, join_states, same
+from flagscan.evaluate.interp.values import (
     ClassVal,
     EnumMember,
     ExcVal,
@@ -22,6 +21,7 @@ from flagscan.evaluate.values import (
     Unknown,
     has_unknown,
 )
+from flagscan.evaluate.resolution.results import Cause, Rejection, Resolution, Setting
 from flagscan.evaluate.world import World
 from flagscan.facts.flags import Inventory, UnknownValue
 from flagscan.facts.render import conjunction
@@ -82,7 +82,7 @@ def run_entry(store: ModuleStore, inventory: Inventory, user_values: dict[str, A
               rules: dict[str, Any], interp_cls: type[Interpreter] | None = None) -> EntryRun:
     """Build argparse's Namespace, construct the record, call its `then_call` methods."""
     interp = (interp_cls or _Resolver)(store, world, declarations=rules.get("declarations"))
-    from flagscan.evaluate.envwrites import ENV_OID
+    from flagscan.evaluate.interp.envwrites import ENV_OID
     state = State({ENV_OID: {}}, {})   # every path starts with no environment write
     module = interp.import_module(rules["entry"]["module"], state)
     if not isinstance(module, ModuleVal):
@@ -140,7 +140,7 @@ def resolve(store: ModuleStore, inventory: Inventory, user_values: dict[str, Any
     if fallback is not None and isinstance(record, Obj):
         _attribute_fallbacks(interp, rules, record, final_state, module, settings, inventory)
     stops = list(getattr(interp, "stops", []))
-    from flagscan.evaluate.envwrites import collect
+    from flagscan.evaluate.interp.envwrites import collect
     env = collect(final_state)
     return Resolution(settings, _dedupe(rejections), notes, completed, private, stops, env)
 

@@ -20,7 +20,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from flagscan.evaluate.values import (
+from flagscan.evaluate.interp.values import (
     Builtin,
     ClassVal,
     ExcVal,
