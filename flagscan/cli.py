@@ -93,7 +93,7 @@ def run_guarded(action: Callable[[], int]) -> None:
 
 def _user_errors() -> tuple[type[BaseException], ...]:
     """Exceptions that mean bad input, one per stage that reads user-provided things."""
-    from flagscan.extract import ExtractionError
+    from flagscan.extract.errors import ExtractionError
     from flagscan.ruledata import RuleDataError
     from flagscan.source import SourceError
 

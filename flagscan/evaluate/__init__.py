@@ -9,7 +9,7 @@ from typing import TYPE_CHECKING, Any
 from flagscan.evaluate.interp.values import Unknown
 from flagscan.evaluate.resolution.results import Resolution
 from flagscan.evaluate.world import ModelError, ModelFacts, World, load_model
-from flagscan.extract import ExtractionError
+from flagscan.extract.errors import ExtractionError
 from flagscan.facts.flags import Inventory, UnknownValue
 from flagscan.hardware import GpuProfile
 from flagscan.ruledata import model_path_of

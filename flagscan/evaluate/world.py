@@ -314,9 +314,9 @@ class World:
                 return [self._field_info(interp, state, n, spec, path) for n, spec in cls.dataclass_fields()]
             return Unknown(f"{path}(...)")
         if meaning in ("raw_setattr", "raw_getattr"):
-            from flagscan.evaluate.interp.interpreter import _object_method
+            from flagscan.evaluate.interp.expressions import object_method
             name = "__setattr__" if meaning == "raw_setattr" else "__getattribute__"
-            return _object_method(name)(interp, state, list(args), kwargs, module, line)
+            return object_method(name)(interp, state, list(args), kwargs, module, line)
         if meaning == "struct_field":
             return ConfigView(dict(kwargs), "msgspec.field")
         if meaning == "defstruct":

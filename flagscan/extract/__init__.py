@@ -13,10 +13,6 @@ from flagscan.extract.cache import FactCache
 from flagscan.facts.flags import Inventory
 
 
-class ExtractionError(Exception):
-    """The tree has no recognisable SGLang code where the rule data says it should be."""
-
-
 def load_inventory(root: Path, cache_dir: Path | None = None) -> tuple[Inventory, bool]:
     """The flag inventory of the tree under `root` (which contains `sglang/`), and
     whether it came from the fact cache."""
@@ -43,4 +39,4 @@ def _anchor(root: Path) -> str:
     return path.relative_to(root).as_posix() if path is not None else ""
 
 
-__all__ = ["ExtractionError", "load_inventory"]
+__all__ = ["load_inventory"]

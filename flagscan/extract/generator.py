@@ -15,6 +15,7 @@ from flagscan.extract.consteval import (
     Scope,
 )
 from flagscan.extract.fields import MISSING, FieldDecl, class_fields, field_default, module_tail
+from flagscan.extract.flagbuild import build_flag
 from flagscan.extract.modules import ModuleInfo
 from flagscan.facts.flags import Flag, Location
 from flagscan.strict import give_up
@@ -140,8 +141,6 @@ def generate_field_flag(ev: Evaluator, rules: dict[str, Any], decl: FieldDecl, d
     note in `ev.notes`) a flag whose option name the release's own name function did not give.
     `generator` is the generator function the registration calls (a FuncRef), whose module
     holds the name function."""
-    from flagscan.extract.flags import build_flag
-
     meta = _metadata(ev, rules, decl)
     if meta is None:
         return None

@@ -6,8 +6,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flagscan.extract import ExtractionError
 from flagscan.extract.cache import FactCache
+from flagscan.extract.errors import ExtractionError
 from flagscan.facts.flags import Inventory
 from flagscan.ruledata import load
 

@@ -12,7 +12,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from flagscan.diagnostics import Diagnostic, FileLocation
-from flagscan.extract import ExtractionError
+from flagscan.extract.errors import ExtractionError
 from flagscan.lint import suppress
 from flagscan.lint.context import Context, Target, Upgrade
 from flagscan.lint.model import CommandResult, FileResult, Rule

@@ -8,7 +8,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from flagscan.extract import ExtractionError
+from flagscan.extract.errors import ExtractionError
 from flagscan.extract.programs import module_path, parser_inventory
 from flagscan.facts.flags import Inventory
 

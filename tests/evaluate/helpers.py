@@ -6,7 +6,8 @@ import textwrap
 from pathlib import Path
 from typing import Any
 
-from flagscan.evaluate.interp.interpreter import Dead, Interpreter
+from flagscan.evaluate.interp.base import Dead
+from flagscan.evaluate.interp.interpreter import Interpreter
 from flagscan.evaluate.interp.state import State
 from flagscan.evaluate.interp.values import ModuleVal, Unknown
 from flagscan.evaluate.world import World

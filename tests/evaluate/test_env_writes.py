@@ -6,8 +6,9 @@ from pathlib import Path
 
 import pytest
 
+from flagscan.evaluate.interp.base import Dead
 from flagscan.evaluate.interp.envwrites import ENV_OID, collect, known_env
-from flagscan.evaluate.interp.interpreter import Dead, Interpreter
+from flagscan.evaluate.interp.interpreter import Interpreter
 from flagscan.evaluate.interp.state import State
 from flagscan.evaluate.interp.values import ModuleVal
 from flagscan.evaluate.world import World

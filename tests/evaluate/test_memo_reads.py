@@ -8,7 +8,8 @@ otherwise the list depends on which path filled the memo first.
 
 from __future__ import annotations
 
-from flagscan.evaluate.interp.interpreter import Dead, Interpreter
+from flagscan.evaluate.interp.base import Dead
+from flagscan.evaluate.interp.interpreter import Interpreter
 from flagscan.evaluate.interp.state import State
 from flagscan.evaluate.interp.values import ModuleVal, Obj
 from flagscan.evaluate.startup.serving import SettingReads, path_reads

@@ -7,7 +7,8 @@ from __future__ import annotations
 from pathlib import Path
 from typing import Any
 
-from flagscan.evaluate.interp.interpreter import Dead, Interpreter
+from flagscan.evaluate.interp.base import Dead
+from flagscan.evaluate.interp.interpreter import Interpreter
 from flagscan.evaluate.interp.state import State
 from flagscan.evaluate.interp.values import EnumMember, ModuleVal, Obj, Unknown
 from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_self

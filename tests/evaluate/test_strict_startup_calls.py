@@ -12,7 +12,8 @@ from typing import Any
 
 import pytest
 
-from flagscan.evaluate.interp.interpreter import Dead, Interpreter
+from flagscan.evaluate.interp.base import Dead
+from flagscan.evaluate.interp.interpreter import Interpreter
 from flagscan.evaluate.interp.state import State
 from flagscan.evaluate.interp.values import Fresh, Maybe, ModuleVal, Unknown
 from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_calls, outside_self

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import pytest
 
-from flagscan.extract.flags import ExtractionError, extract_inventory
+from flagscan.extract.errors import ExtractionError
+from flagscan.extract.flags import extract_inventory
 from flagscan.extract.modules import SourceIndex
 from flagscan.facts.flags import Inventory, UnknownValue
 from tests.conftest import TREES

@@ -5,12 +5,14 @@ from __future__ import annotations
 import math
 from typing import Any
 
-from flagscan.evaluate.interp.base import Dead
+from flagscan.evaluate.interp.base import Dead, truth
+from flagscan.evaluate.interp.state import OPEN, join_values, open_dict
 from flagscan.evaluate.interp.values import (
     BoundMethod,
     Builtin,
     ClassVal,
     ConfigView,
+    ContextManagerFn,
     EnumMember,
     ExcVal,
     External,
@@ -18,6 +20,7 @@ from flagscan.evaluate.interp.values import (
     GenericAlias,
     Maybe,
     Obj,
+    SuperVal,
     Unknown,
     has_unknown,
     unknown_of,
@@ -138,13 +141,11 @@ def _extreme(interp, state, module, line: int, name: str, items: list[Any]) -> A
 
 
 def _open(value: Any) -> bool:
-    from flagscan.evaluate.interp.state import OPEN
 
     return isinstance(value, dict) and OPEN in value
 
 
 def _any_all(name: str, items) -> Any:
-    from flagscan.evaluate.interp.interpreter import truth
 
     values = [truth(i) for i in items]
     if name == "any":
@@ -428,7 +429,6 @@ def _map(interp, state, args, kwargs, module, line):
 
 
 def _filter(interp, state, args, kwargs, module, line):
-    from flagscan.evaluate.interp.interpreter import truth
 
     if len(args) == 2:
         items = interp.iterate(args[1], state, module)
@@ -446,7 +446,6 @@ def _filter(interp, state, args, kwargs, module, line):
 
 def _super(interp, state, args, kwargs, module, line):
     """super() inside a method: the classes after the method's owner in the instance's MRO."""
-    from flagscan.evaluate.interp.values import SuperVal
 
     frame = interp.stack[-1][0] if interp.stack else ""
     obj = state.locals.get("self", state.locals.get("cls"))
@@ -470,7 +469,6 @@ def _maybe_entry(attr: str, key: Any, value: Any) -> Any:
 
 def method_of(base: Any, attr: str) -> Any:
     """A bound method of a plain value, evaluated only on known arguments."""
-    from flagscan.evaluate.interp.state import OPEN
 
     if isinstance(base, dict) and OPEN in base:
         return _open_dict_method(base, attr)
@@ -496,7 +494,6 @@ def method_of(base: Any, attr: str) -> Any:
             if isinstance(base, dict) and attr in ("keys", "values", "items"):
                 result = [_maybe_entry(attr, k, v) for k, v in base.items()]
             elif isinstance(base, dict) and attr == "get" and isinstance(result, Maybe):
-                from flagscan.evaluate.interp.state import join_values
                 result = join_values([result.value, args[1] if len(args) > 1 else None], "dict.get")
             elif attr in ("keys", "values", "items"):
                 result = list(result)
@@ -507,7 +504,6 @@ def method_of(base: Any, attr: str) -> Any:
 
         def mutate(interp, state, args, kwargs, module, line):
             if isinstance(base, dict) and _unknown_keys(attr, args, kwargs):
-                from flagscan.evaluate.interp.state import open_dict
                 # keys not known: any entry may now hold what was written, others may exist
                 open_dict(base, unknown_of(*args, *kwargs.values(), why=f".{attr}(...)"))
                 return unknown_of(*args, why=f".{attr}(...)")
@@ -583,7 +579,6 @@ def _unknown_keys(attr: str, args, kwargs) -> bool:
 
 def _open_dict_method(base: dict, attr: str) -> Any:
     """Methods of a dict written under an unknown key: what depends on its keys is unknown."""
-    from flagscan.evaluate.interp.state import OPEN
 
     def call(interp, state, args, kwargs, module, line):
         if attr == "get" and args and not has_unknown(args[0]) and args[0] in base:
@@ -592,7 +587,6 @@ def _open_dict_method(base: dict, attr: str) -> Any:
         if attr == "copy":
             return dict(base)
         if attr in ("update", "setdefault"):
-            from flagscan.evaluate.interp.state import open_dict
             if attr == "update" and args and isinstance(args[0], dict) and not any(has_unknown(k) for k in args[0]):
                 base.update(args[0])
                 return None
@@ -625,8 +619,7 @@ def wraps(wrapped: Any) -> Any:
 
 def contextmanager(fn: Any) -> Any:
     """`contextlib.contextmanager(fn)`: a generator function becomes one whose generator `with`
-    enters (interp_gen.py); anything else is not followed."""
-    from flagscan.evaluate.interp.values import ContextManagerFn
+    enters (interp/generators.py); anything else is not followed."""
 
     if isinstance(fn, FuncVal) and fn.ir.get("generator"):
         return ContextManagerFn(fn)

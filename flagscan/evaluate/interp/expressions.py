@@ -6,6 +6,8 @@ import operator
 from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.base import PLAIN, Dead, truth
+from flagscan.evaluate.interp.builtins import method_of
+from flagscan.evaluate.interp.envwrites import MUTATORS, mutator
 from flagscan.evaluate.interp.state import OPEN, State, join_states, join_values, open_dict
 from flagscan.evaluate.interp.values import (
     BoundMethod,
@@ -119,7 +121,7 @@ class ExpressionsMixin:
             if attr == "__new__":
                 # no __new__ of its own: object.__new__, an instance that __init__ has not run on
                 # (shm_broadcast.py `self = MessageQueue.__new__(MessageQueue)`)
-                return Builtin(f"{base.name}.__new__", _object_method("__new__"))
+                return Builtin(f"{base.name}.__new__", object_method("__new__"))
             return Unknown(f"{base.name}.{attr}")
         if isinstance(base, ModuleVal):
             if attr in base.globals:
@@ -133,7 +135,7 @@ class ExpressionsMixin:
             return Unknown(sub)
         if isinstance(base, External):
             if base.path == "builtins.object" and attr in ("__getattribute__", "__setattr__", "__init__", "__new__", "__delattr__"):
-                return Builtin(f"object.{attr}", _object_method(attr))
+                return Builtin(f"object.{attr}", object_method(attr))
             written = self.external_writes.get(f"{base.path}.{attr}", _NOTHING)
             return self.world.external_attr(base, attr) if written is _NOTHING else written
         if isinstance(base, ConfigView):
@@ -163,7 +165,7 @@ class ExpressionsMixin:
                 if attr in cls.attrs:
                     return self.bind(cls.attrs[attr], base.obj, state, module) if isinstance(base.obj, Obj) else cls.attrs[attr]
             if attr in ("__setattr__", "__getattribute__", "__init__", "__new__", "__delattr__"):
-                method = _object_method(attr)
+                method = object_method(attr)
                 target = base.obj
 
                 def through(i, s, a, k, m, l):
@@ -201,10 +203,7 @@ class ExpressionsMixin:
         return Outside(why, base.needs)
 
     def builtins_attr(self, base: Any, attr: str) -> Any:
-        from flagscan.evaluate.interp.builtins import method_of
-
         if base is self.world.env:
-            from flagscan.evaluate.interp.envwrites import MUTATORS, mutator
             if attr in MUTATORS:
                 return mutator(self, base, attr)
         return method_of(base, attr)
@@ -584,7 +583,7 @@ def _has_key(d: dict, key: Any) -> bool:
         return False
 
 
-def _object_method(name: str):
+def object_method(name: str):
     """object.__getattribute__ / object.__setattr__: attribute access without the
     class's own __getattr__ / __setattr__ hooks."""
     def call(interp: Interpreter, state: State, args, kwargs, module: ModuleVal, line: int):

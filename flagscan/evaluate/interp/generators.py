@@ -24,7 +24,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flagscan.evaluate.interp.state import State, join_values
+from flagscan.evaluate.interp.base import Dead
+from flagscan.evaluate.interp.state import State, join_states, join_values
 from flagscan.evaluate.interp.values import ExcVal, GeneratorVal, Maybe, ModuleVal, Unknown
 
 _CALLER = "\0caller"     # the caller's locals while a contextmanager's generator runs
@@ -189,9 +190,7 @@ class GeneratorsMixin:
         if not ends:
             state.locals, state.function, state.conds = saved[0], saved[2], saved[3]
             state.closure = saved[1]  # type: ignore[attr-defined]
-            from flagscan.evaluate.interp.base import Dead
             raise Dead()
-        from flagscan.evaluate.interp.state import join_states
         joined = join_states(ends, f"{gen.func.qualname}(...)")
         items = joined.locals.get(_YIELDED, [])
         state.adopt(joined)

@@ -10,23 +10,20 @@ from __future__ import annotations
 
 from typing import Any
 
-# The parts of the class, one mixin a stage of evaluation; the names other modules
-# import from here (truth, Dead, Budget, _object_method...) stay importable from here.
-from flagscan.evaluate.interp.base import _BIN, _CMP, PLAIN, Budget, Dead, falsy_unknown, truth  # noqa: F401
-from flagscan.evaluate.interp.calls import CallsMixin, _is_exception, _memo_key  # noqa: F401
-from flagscan.evaluate.interp.expressions import (  # noqa: F401
+# The parts of the class, one mixin a stage of evaluation.
+from flagscan.evaluate.interp import builtins, envwrites
+from flagscan.evaluate.interp.base import Budget, Dead
+from flagscan.evaluate.interp.calls import CallsMixin
+from flagscan.evaluate.interp.expressions import (
     ExpressionsMixin,
     _has_key,
     _hashable_key,
     _item_path,
-    _logger_method,
-    _object_method,
-    _objects,
     _outside,
 )
 from flagscan.evaluate.interp.generators import GeneratorsMixin
 from flagscan.evaluate.interp.giveup import Stop, bound, give_up
-from flagscan.evaluate.interp.operators import OperatorsMixin, _combine_options, _maybe  # noqa: F401
+from flagscan.evaluate.interp.operators import OperatorsMixin
 from flagscan.evaluate.interp.state import OPEN, Event, State, join_states, join_values, open_dict
 from flagscan.evaluate.interp.statements import StatementsMixin
 from flagscan.evaluate.interp.values import (
@@ -55,12 +52,10 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
 
     def __init__(self, store, world, *, max_depth: int = 40, call_budget: int = 400_000,
                  declarations: dict[str, Any] | None = None) -> None:
-        from flagscan.evaluate.interp import builtins as _builtins
-
         self.store = store
         self.world = world  # flagscan.evaluate.world.World: hardware, env, model, primitives
         self.modules: dict[str, ModuleVal] = {}
-        self.builtins = _builtins.table(self)
+        self.builtins = builtins.table(self)
         self.max_depth = max_depth
         self.depth = 0
         self.steps = 0
@@ -337,7 +332,6 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
 
     def delete_item(self, container: Any, key: Any, state: State, module: ModuleVal, line: int) -> None:
         if container is self.world.env and isinstance(key, str) and key in container:
-            from flagscan.evaluate.interp import envwrites
             envwrites.record(self, state, module, line, key, envwrites.UNSET, "del")
         if isinstance(container, dict):
             if isinstance(key, Unknown) and key.options is not None and len(key.options) == 1:
@@ -377,7 +371,6 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         """`container[key] = value`. A key that is not known may be any key: every entry
         the container holds may now be `value`, and (a dict) any other key may exist."""
         if container is self.world.env and isinstance(key, str):
-            from flagscan.evaluate.interp import envwrites
             envwrites.record(self, state, module, line, key, value, "setitem")
         if isinstance(container, dict):
             if isinstance(key, Unknown) and key.options is not None and len(key.options) == 1:
