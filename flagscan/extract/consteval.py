@@ -10,6 +10,7 @@ from typing import Any
 import libcst as cst
 
 from flagscan.extract.modules import ModuleInfo, SourceIndex
+from flagscan.pybuiltins import PURE_FUNCTIONS, REGISTRATION_FUNCTIONS, REGISTRATION_METHODS
 
 _Comprehension = cst.ListComp | cst.GeneratorExp | cst.SetComp
 
@@ -53,19 +54,14 @@ class Opaque:
     text: str
 
 
+# The builtins and methods the registration's values may use: the shared table's subset for
+# the CLI registration (flagscan/pybuiltins.py); reversed(...) as the list it is iterated into.
 _BUILTINS: dict[str, Any] = {
-    "list": list, "tuple": tuple, "set": set, "frozenset": frozenset, "dict": dict,
-    "sorted": sorted, "len": len, "str": str, "int": int, "float": float, "bool": bool,
-    "min": min, "max": max, "reversed": lambda x: list(reversed(x)),
+    **{name: PURE_FUNCTIONS[name] for name in sorted(REGISTRATION_FUNCTIONS)},
+    "reversed": lambda x: list(reversed(x)),
     "None": None, "True": True, "False": False,
 }
-_SAFE_METHODS = {
-    str: {"lower", "upper", "replace", "strip", "lstrip", "rstrip", "split", "join",
-          "startswith", "endswith", "format", "title", "capitalize"},
-    dict: {"keys", "values", "items", "get", "copy"},
-    list: {"copy", "index", "count"},
-    tuple: {"index", "count"},
-}
+_SAFE_METHODS = REGISTRATION_METHODS
 _ENUM_BASES = {"Enum", "IntEnum", "StrEnum", "Flag", "IntFlag", "enum.Enum", "enum.IntEnum", "enum.StrEnum"}
 _BINOPS: dict[type, Callable[[Any, Any], Any]] = {
     cst.Add: operator.add, cst.Subtract: operator.sub, cst.Multiply: operator.mul,

@@ -25,6 +25,7 @@ from flagscan.evaluate.interp.values import (
     has_unknown,
     unknown_of,
 )
+from flagscan.pybuiltins import PURE_FUNCTIONS, SAFE_METHODS
 
 _PLAIN = (str, int, float, bool, type(None), tuple, list, dict, set, frozenset)
 _EXCEPTIONS = (
@@ -33,26 +34,6 @@ _EXCEPTIONS = (
     "ModuleNotFoundError", "OSError", "FileNotFoundError", "StopIteration", "ZeroDivisionError",
     "UserWarning", "DeprecationWarning", "Warning", "ArithmeticError", "LookupError",
 )
-_PURE = {
-    "len": len, "int": int, "float": float, "str": str, "bool": bool, "abs": abs, "round": round,
-    "sorted": sorted, "sum": sum, "any": any, "all": all, "min": min, "max": max, "divmod": divmod,
-    "pow": pow, "ord": ord, "chr": chr, "repr": repr, "tuple": tuple, "list": list, "set": set,
-    "frozenset": frozenset, "dict": dict, "range": range, "reversed": reversed, "enumerate": enumerate,
-    "zip": zip, "format": format,
-}
-_SAFE_METHODS = {
-    str: {"lower", "upper", "replace", "strip", "lstrip", "rstrip", "split", "rsplit", "join",
-          "startswith", "endswith", "format", "title", "capitalize", "count", "find", "isdigit",
-          "isnumeric", "partition", "rpartition", "splitlines", "zfill", "casefold", "removeprefix",
-          "removesuffix", "isalpha", "isalnum"},
-    dict: {"keys", "values", "items", "get", "copy"},
-    list: {"copy", "index", "count"},
-    tuple: {"index", "count"},
-    set: {"union", "intersection", "difference", "issubset", "issuperset", "copy"},
-    frozenset: {"union", "intersection", "difference", "issubset", "issuperset", "copy"},
-    type(__import__("re").match("", "")): {"group", "groups", "start", "end", "span", "groupdict"},
-    type(__import__("re").compile("")): {"search", "match", "fullmatch", "sub", "findall", "split"},
-}
 _MUTATORS = {
     list: {"append", "extend", "insert", "remove", "pop", "sort", "clear", "reverse"},
     dict: {"update", "setdefault", "pop", "clear"},
@@ -141,12 +122,10 @@ def _extreme(interp, state, module, line: int, name: str, items: list[Any]) -> A
 
 
 def _open(value: Any) -> bool:
-
     return isinstance(value, dict) and OPEN in value
 
 
 def _any_all(name: str, items) -> Any:
-
     values = [truth(i) for i in items]
     if name == "any":
         if True in values:
@@ -158,7 +137,7 @@ def _any_all(name: str, items) -> Any:
 
 
 def table(interp) -> dict[str, Any]:
-    t: dict[str, Any] = {name: _pure(name, fn) for name, fn in _PURE.items()}
+    t: dict[str, Any] = {name: _pure(name, fn) for name, fn in PURE_FUNCTIONS.items()}
     t.update({
         "isinstance": Builtin("isinstance", _isinstance),
         "issubclass": Builtin("issubclass", _issubclass),
@@ -429,7 +408,6 @@ def _map(interp, state, args, kwargs, module, line):
 
 
 def _filter(interp, state, args, kwargs, module, line):
-
     if len(args) == 2:
         items = interp.iterate(args[1], state, module)
         if items is not None:
@@ -446,7 +424,6 @@ def _filter(interp, state, args, kwargs, module, line):
 
 def _super(interp, state, args, kwargs, module, line):
     """super() inside a method: the classes after the method's owner in the instance's MRO."""
-
     frame = interp.stack[-1][0] if interp.stack else ""
     obj = state.locals.get("self", state.locals.get("cls"))
     owner_name = frame.split(".")[-2] if frame.count(".") >= 1 else ""
@@ -469,10 +446,9 @@ def _maybe_entry(attr: str, key: Any, value: Any) -> Any:
 
 def method_of(base: Any, attr: str) -> Any:
     """A bound method of a plain value, evaluated only on known arguments."""
-
     if isinstance(base, dict) and OPEN in base:
         return _open_dict_method(base, attr)
-    methods = _SAFE_METHODS.get(type(base), set())
+    methods = SAFE_METHODS.get(type(base), frozenset())
     if attr in methods:
         bound = getattr(base, attr)
 
@@ -579,7 +555,6 @@ def _unknown_keys(attr: str, args, kwargs) -> bool:
 
 def _open_dict_method(base: dict, attr: str) -> Any:
     """Methods of a dict written under an unknown key: what depends on its keys is unknown."""
-
     def call(interp, state, args, kwargs, module, line):
         if attr == "get" and args and not has_unknown(args[0]) and args[0] in base:
             value = base[args[0]]
@@ -620,7 +595,6 @@ def wraps(wrapped: Any) -> Any:
 def contextmanager(fn: Any) -> Any:
     """`contextlib.contextmanager(fn)`: a generator function becomes one whose generator `with`
     enters (interp/generators.py); anything else is not followed."""
-
     if isinstance(fn, FuncVal) and fn.ir.get("generator"):
         return ContextManagerFn(fn)
     return Unknown("contextlib.contextmanager(...)")
