@@ -50,5 +50,5 @@ def truth(value: Any) -> bool | None:
     return True
 
 
-def falsy_unknown(why: str, needs, value: bool) -> Unknown:
+def falsy_unknown(why: str, needs: frozenset[str], value: bool) -> Unknown:
     return Unknown(why, needs, truth=value)

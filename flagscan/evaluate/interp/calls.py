@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.base import Budget, Dead
 from flagscan.evaluate.interp.expressions import _outside_base, model_value
@@ -31,9 +31,15 @@ from flagscan.evaluate.interp.values import (
     has_unknown,
     unknown_of,
 )
+from flagscan.facts.ir import Node
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp.parts import InterpreterParts
+else:
+    InterpreterParts = object  # the Protocol the part is checked against (parts.py); none at run time
 
 
-class CallsMixin:
+class CallsMixin(InterpreterParts):
     """Calls of the Interpreter: functions, methods, classes, dataclass fields and decorators."""
 
     def decorate(self, deco: Any, fn: Any, state: State, module: ModuleVal) -> Any:
@@ -64,7 +70,7 @@ class CallsMixin:
             return BoundMethod(value, obj)   # a method under @contextmanager
         return value
 
-    def _e_call(self, node, state, module, line):
+    def _e_call(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         func = self.eval(node[1], state, module, line)
         args: list[Any] = []
         rest: Unknown | None = None   # a last `*x` whose elements are not known
@@ -216,7 +222,7 @@ class CallsMixin:
                 return self.give_up(f"{self._text(node) if node else 'a call'} raised {type(exc).__name__}", module, line)
         if isinstance(func, Unknown):
             if func.options and len(func.options) <= _OPTION_CALLS and all(self.callable_value(o) for o in func.options):
-                return self._call_options(func, args, kwargs, state, module, node, line)
+                return self._call_options(func, func.options, args, kwargs, state, module, node, line)
             if isinstance(func, OutsideAttr) and func.oid is not None and any(
                     model_value(v) for v in [*args, *kwargs.values()]):
                 self.handed.add(func.oid)   # `self.add_module(name, obj)`: the outside base keeps obj
@@ -241,14 +247,15 @@ class CallsMixin:
         items = self.iterate(value, state, module)
         return items if items is not None else Unknown(f"the values of {value.func.qualname}(...)")
 
-    def _call_options(self, func: Unknown, args, kwargs, state: State, module: ModuleVal, node, line: int) -> Any:
+    def _call_options(self, func: Unknown, options: tuple[Any, ...], args: list[Any], kwargs: dict[str, Any],
+                      state: State, module: ModuleVal, node: Node | None, line: int) -> Any:
         """A call of one of several known functions (looked up under a key not known): each
         is called on its own path, as `if` runs its branches, and the paths are joined."""
 
         text = self._text(node) if node else func.why
         paths = []
-        for i, option in enumerate(func.options):
-            s = state.fork() if i < len(func.options) - 1 else state
+        for i, option in enumerate(options):
+            s = state.fork() if i < len(options) - 1 else state
             try:
                 paths.append((s, self.call(option, list(args), dict(kwargs), s, module, node, line)))
             except Dead:
@@ -264,7 +271,7 @@ class CallsMixin:
             value = Unknown(value.why, value.needs | func.needs, value.options, value.truth)
         return value
 
-    def record_declaration(self, fn: FuncVal, args, kwargs, state: State, module: ModuleVal, line: int) -> None:
+    def record_declaration(self, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State, module: ModuleVal, line: int) -> None:
         """A declared resolution is a write of each keyword field by the named source."""
         record = args[self.declarations.get("record_arg", 0)] if len(args) > self.declarations.get("record_arg", 0) else None
         source_i = self.declarations.get("source_arg", 1)
@@ -295,7 +302,7 @@ class CallsMixin:
         saved_locals, saved_conds, saved_fn = state.locals, state.conds, state.function
         saved_closure = getattr(state, "closure", None)
         state.locals = local
-        state.closure = fn.closure  # type: ignore[attr-defined]
+        state.closure = fn.closure
         state.function = fn.ir["name"]
         state.conds = ()  # conditions are reported per function, where they are written
         self.depth += 1
@@ -316,16 +323,16 @@ class CallsMixin:
         raises = [(s, v) for k, s, v in outcomes if k == "raise"]
         for s, _ in returns + raises:
             s.locals, s.conds, s.function = saved_locals, saved_conds, saved_fn
-            s.closure = saved_closure  # type: ignore[attr-defined]
+            s.closure = saved_closure
         state.raised.extend(raises)
         if not returns:
             state.locals, state.conds, state.function = saved_locals, saved_conds, saved_fn
-            state.closure = saved_closure  # type: ignore[attr-defined]
+            state.closure = saved_closure
             raise Dead()
         joined = join_states([s for s, _ in returns], f"{fn.qualname}(...)")
         state.adopt(joined)
         state.locals, state.conds, state.function = saved_locals, saved_conds, saved_fn
-        state.closure = saved_closure  # type: ignore[attr-defined]
+        state.closure = saved_closure
         value = join_values([v for _, v in returns], f"{fn.qualname}(...)")
         if isinstance(value, Unknown) and not value.needs and len(returns) > 1:
             # the paths differ by tests assumed inside this call: name what those needed
@@ -380,7 +387,7 @@ class CallsMixin:
     def hand_over(self, obj: Obj, args: list[Any], kwargs: dict[str, Any]) -> None:
         """`obj`'s outside base is given `args`: what it keeps of them, an attribute the outside base
         makes may give back, so when they may be the model's objects, its attributes are not taken
-        as outside code's own (interp_expr.getattr)."""
+        as outside code's own (expressions.py `getattr`)."""
         if any(model_value(v) for v in [*args, *kwargs.values()]):
             self.handed.add(obj.oid)
 
@@ -407,7 +414,7 @@ class CallsMixin:
             self.dataclass_init(cls, obj, args, kwargs, state, module, line)
         return obj
 
-    def dataclass_init(self, cls: ClassVal, obj: Obj, args, kwargs, state: State, module: ModuleVal, line: int) -> None:
+    def dataclass_init(self, cls: ClassVal, obj: Obj, args: list[Any], kwargs: dict[str, Any], state: State, module: ModuleVal, line: int) -> None:
         rest = list(args)
         values: dict[str, Any] = {}
         for name, spec in cls.dataclass_fields():
@@ -483,8 +490,8 @@ def _reads_since(state: State, start: Chain) -> tuple[Event, ...]:
     return tuple(e for e in reversed(found) if e.kind == "read")
 
 
-def _memo_key(args, kwargs):
-    parts = []
+def _memo_key(args: list[Any], kwargs: dict[str, Any]) -> tuple[object, ...] | None:
+    parts: list[object] = []
     for value in list(args) + sorted(kwargs.items()):
         if isinstance(value, tuple) and len(value) == 2 and isinstance(value[0], str) and value in kwargs.items():
             value = value[1]

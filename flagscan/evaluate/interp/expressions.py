@@ -33,21 +33,25 @@ from flagscan.evaluate.interp.values import (
     has_unknown,
     unknown_of,
 )
+from flagscan.facts.ir import Node
 
 if TYPE_CHECKING:
     from flagscan.evaluate.interp.interpreter import Interpreter
+    from flagscan.evaluate.interp.parts import InterpreterParts
+else:
+    InterpreterParts = object  # the Protocol the part is checked against (parts.py); none at run time
 
 
-class ExpressionsMixin:
+class ExpressionsMixin(InterpreterParts):
     """Expressions of the Interpreter: attributes, subscripts, literals, comprehensions."""
 
-    def _e_unk(self, node, state, module, line):
+    def _e_unk(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         literal = _bytes_literal(node[1])
         if literal is not None:
             return literal
         return self.give_up(f"an expression flagscan does not model ({node[1][:80]})", module, line)
 
-    def _e_a(self, node, state, module, line):
+    def _e_a(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         base = self.eval(node[1], state, module, line)
         return self.getattr(base, node[2], state, module, node)
 
@@ -208,7 +212,7 @@ class ExpressionsMixin:
                 return mutator(self, base, attr)
         return method_of(base, attr)
 
-    def _e_un(self, node, state, module, line):
+    def _e_un(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         value = self.eval(node[2], state, module, line)
         op = node[1]
         if op == "not":
@@ -223,7 +227,7 @@ class ExpressionsMixin:
             return unknown_of(value, why=f"{op} unknown")
         return {"-": operator.neg, "+": operator.pos, "~": operator.invert}[op](value)
 
-    def _e_ifx(self, node, state, module, line):
+    def _e_ifx(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         test = self.eval(node[1], state, module, line)
         t = truth(test)
         if t is True:
@@ -260,7 +264,7 @@ class ExpressionsMixin:
             value = Unknown(value.why, value.needs | needs, value.options, value.truth)
         return value
 
-    def _e_sub(self, node, state, module, line):
+    def _e_sub(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         base = self.eval(node[1], state, module, line)
         index_ir = node[2]
         if index_ir[0] == "slice":
@@ -271,7 +275,7 @@ class ExpressionsMixin:
         index = self.eval(index_ir, state, module, line)
         return self.subscript(base, index, state, module, node)
 
-    def _e_slice(self, node, state, module, line):
+    def _e_slice(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         """`lo:hi:step` inside a subscript of several indices (`out[:, a:b]`): a slice object
         when its bounds are known (what a subscript of a plain value can use), else unknown."""
         parts = [self.eval(p, state, module, line) if p is not None else None for p in node[1:4]]
@@ -279,8 +283,8 @@ class ExpressionsMixin:
             return unknown_of(*parts, why="a slice with unknown bounds")
         return slice(*parts)
 
-    def _e_yield(self, node, state, module, line):
-        # A statement-level yield is run by the frame that drives the generator (interp_gen.py);
+    def _e_yield(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+        # A statement-level yield is run by the frame that drives the generator (generators.py);
         # one inside a larger expression (`x = (yield) + 1`) is not followed.
         return self.give_up("a yield inside an expression", module, line, "what the generator is sent")
 
@@ -368,14 +372,14 @@ class ExpressionsMixin:
         # A key present on some paths only is read where code found it present.
         return value.value if isinstance(value, Maybe) and isinstance(base, dict) else value
 
-    def _e_list(self, node, state, module, line):
+    def _e_list(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         return self._elements(node[1], state, module, line)
 
-    def _e_tuple(self, node, state, module, line):
+    def _e_tuple(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         items = self._elements(node[1], state, module, line)
         return tuple(items) if isinstance(items, list) else items
 
-    def _e_set(self, node, state, module, line):
+    def _e_set(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         items = self._elements(node[1], state, module, line)
         if isinstance(items, list) and not has_unknown(items):
             try:
@@ -396,7 +400,7 @@ class ExpressionsMixin:
                 out.append(self.eval(e, state, module, line))
         return out
 
-    def _e_dict(self, node, state, module, line):
+    def _e_dict(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         out: dict[Any, Any] = {}
         for key_ir, value_ir in node[1]:
             value = self.eval(value_ir, state, module, line)
@@ -417,7 +421,7 @@ class ExpressionsMixin:
                 return self.give_up("an unhashable dict key", module, line)
         return out
 
-    def _e_fstr(self, node, state, module, line):
+    def _e_fstr(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         parts: list[str] = []
         unknown = None
         for part in node[1]:
@@ -437,7 +441,7 @@ class ExpressionsMixin:
             return Unknown(text, unknown.needs)
         return text
 
-    def _e_comp(self, node, state, module, line):
+    def _e_comp(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         kind, elt, gens = node[1], node[2], node[3]
         results: list[Any] = []
         saved = state.locals
@@ -509,12 +513,12 @@ class ExpressionsMixin:
                 return False
         return True
 
-    def _e_lambda(self, node, state, module, line):
+    def _e_lambda(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         closure = dict(getattr(state, "closure", None) or {})
         closure.update(self.function_scope(state, module) or {})
         return LambdaVal(module, node[1], node[2], closure)
 
-    def _e_walrus(self, node, state, module, line):
+    def _e_walrus(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         value = self.eval(node[2], state, module, line)
         state.locals[node[1]] = value
         return value

@@ -22,11 +22,16 @@ generator's body join them path by path too.
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.base import Dead
 from flagscan.evaluate.interp.state import State, join_states, join_values
 from flagscan.evaluate.interp.values import ExcVal, GeneratorVal, Maybe, ModuleVal, Unknown
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp.parts import InterpreterParts
+else:
+    InterpreterParts = object  # the Protocol the part is checked against (parts.py); none at run time
 
 _CALLER = "\0caller"     # the caller's locals while a contextmanager's generator runs
 _YIELDED = "\0yielded"   # the values an iterated generator yielded so far
@@ -36,7 +41,8 @@ _EXIT = "with:"          # a return/break/continue of a `with` body, pending unt
 @dataclass
 class _WithSink:
     depth: int                 # the interpreter depth of the generator's frame
-    caller: tuple              # (locals, closure, function, conds) of the `with` statement's frame
+    caller: tuple[dict[str, Any], dict[str, Any] | None, str, tuple[str, ...]]  # (locals, closure, function, conds)
+                               # of the `with` statement's frame
     target: Any                # the `as` target or None
     body: list[Any]
     module: ModuleVal          # the module of the `with` statement
@@ -47,17 +53,17 @@ class _CollectSink:
     depth: int
 
 
-class GeneratorsMixin:
+class GeneratorsMixin(InterpreterParts):
     """Generators of the Interpreter: contextmanager `with` statements and iteration."""
 
-    def _sink(self):
+    def _sink(self) -> _WithSink | _CollectSink | None:
         sinks = getattr(self, "_sinks", None)
         return sinks[-1] if sinks and sinks[-1].depth == self.depth else None
 
-    def _run_generator(self, gen: GeneratorVal, sink, state: State) -> list[tuple[str, State, Any]]:
+    def _run_generator(self, gen: GeneratorVal, sink: _WithSink | _CollectSink, state: State) -> list[tuple[str, State, Any]]:
         fn = gen.func
         state.locals = dict(gen.locals)
-        state.closure = fn.closure  # type: ignore[attr-defined]
+        state.closure = fn.closure
         state.function, state.conds = fn.ir["name"], ()
         if not hasattr(self, "_sinks"):
             self._sinks = []
@@ -95,7 +101,7 @@ class GeneratorsMixin:
                              "what the with statement does")
                 caller_locals = {k: Unknown(f"{k} after a with statement not followed") for k in caller[0]}
             s.locals, s.function, s.conds = caller_locals, caller[2], caller[3]
-            s.closure = caller[1]  # type: ignore[attr-defined]
+            s.closure = caller[1]
             if kind in ("next", "return"):
                 if entered:
                     results.append(("next", s, None))
@@ -152,7 +158,7 @@ class GeneratorsMixin:
             return [("next", state, None)]
         own = (state.locals, getattr(state, "closure", None), state.function, state.conds)
         state.locals, state.function, state.conds = sink.caller[0], sink.caller[2], sink.caller[3]
-        state.closure = sink.caller[1]  # type: ignore[attr-defined]
+        state.closure = sink.caller[1]
         if sink.target is not None:
             self.assign(sink.target, value, state, sink.module, line)
         self._sinks.pop()
@@ -170,7 +176,7 @@ class GeneratorsMixin:
             s.locals = dict(own[0])
             s.locals[_CALLER] = after
             s.function, s.conds = own[2], own[3]
-            s.closure = own[1]  # type: ignore[attr-defined]
+            s.closure = own[1]
             results.append((kind if kind in ("next", "raise") else _EXIT + kind, s, v))
         return results
 
@@ -185,17 +191,17 @@ class GeneratorsMixin:
         for _, s, exc in outcomes:
             if _ == "raise":
                 s.locals, s.function, s.conds = saved[0], saved[2], saved[3]
-                s.closure = saved[1]  # type: ignore[attr-defined]
+                s.closure = saved[1]
                 state.raised.append((s, exc))
         if not ends:
             state.locals, state.function, state.conds = saved[0], saved[2], saved[3]
-            state.closure = saved[1]  # type: ignore[attr-defined]
+            state.closure = saved[1]
             raise Dead()
         joined = join_states(ends, f"{gen.func.qualname}(...)")
         items = joined.locals.get(_YIELDED, [])
         state.adopt(joined)
         state.locals, state.function, state.conds = saved[0], saved[2], saved[3]
-        state.closure = saved[1]  # type: ignore[attr-defined]
+        state.closure = saved[1]
         return list(items) if isinstance(items, list) else None
 
 

@@ -8,7 +8,7 @@ it may take) and never a guess.
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 # The parts of the class, one mixin a stage of evaluation.
 from flagscan.evaluate.interp import builtins, envwrites
@@ -46,14 +46,18 @@ from flagscan.evaluate.interp.values import (
     unknown_of,
 )
 
+if TYPE_CHECKING:
+    from flagscan.evaluate.world import World
+    from flagscan.extract.irstore import ModuleStore
+
 
 class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin, GeneratorsMixin):
     """Executes lowered modules from a ModuleStore under a world of facts."""
 
-    def __init__(self, store, world, *, max_depth: int = 40, call_budget: int = 400_000,
+    def __init__(self, store: ModuleStore, world: World, *, max_depth: int = 40, call_budget: int = 400_000,
                  declarations: dict[str, Any] | None = None) -> None:
         self.store = store
-        self.world = world  # flagscan.evaluate.world.World: hardware, env, model, primitives
+        self.world = world  # hardware, env, model, primitives
         self.modules: dict[str, ModuleVal] = {}
         self.builtins = builtins.table(self)
         self.max_depth = max_depth
@@ -85,7 +89,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         self.external_writes: dict[str, Any] = {}
         # Instances whose outside base was given what may be the model's objects (CallsMixin.hand_over).
         self.handed: set[int] = set()
-        # What a statement-level `yield` does in the generator frame being run (interp_gen.py).
+        # What a statement-level `yield` does in the generator frame being run (generators.py).
         self._sinks: list[Any] = []
         # The locals of the callers of the function being run (innermost last), for `forget`.
         self.frames: list[dict[str, Any]] = []
@@ -96,7 +100,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         return sorted(set(self._stops), key=lambda s: (s.location, s.construct, s.what))
 
     def give_up(self, construct: str, module: ModuleVal | None = None, line: int = 0,
-                what: str = "its value", needs: frozenset[str] | set[str] = ()) -> Unknown:
+                what: str = "its value", needs: frozenset[str] | set[str] | tuple[str, ...] = ()) -> Unknown:
         """The interpreter cannot follow `construct`: a Stop (raises under FLAGSCAN_STRICT=1)
         and the Unknown that stands for what it would have computed."""
         module = module or self.at or self.current_module
@@ -105,7 +109,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         return Unknown(f"{construct} (not followed)", needs)
 
     def bound(self, limit: str, module: ModuleVal | None = None, line: int = 0,
-              what: str = "its value", needs: frozenset[str] | set[str] = ()) -> Unknown:
+              what: str = "its value", needs: frozenset[str] | set[str] | tuple[str, ...] = ()) -> Unknown:
         """Analysis stops at one of flagscan's own limits (`limit`: call depth, recursion
         levels, loop passes, the step budget): a Stop reported as a give-up is, but never
         raised under FLAGSCAN_STRICT=1 (see giveup.py), and the Unknown for what it would
@@ -380,7 +384,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                 open_dict(container, value, key.needs)
                 if _outside(value) and (before is None or isinstance(before, Outside)):
                     # every entry written under a key not known is outside code's object (a ctypes
-                    # library cached under its path): a read of one is too (interp_expr.subscript)
+                    # library cached under its path): a read of one is too (expressions.py subscript)
                     kind = OutsideAttr if isinstance(value, OutsideAttr) or isinstance(before, OutsideAttr) else Outside
                     container[OPEN] = kind(container[OPEN].why, None, container[OPEN].needs) if kind is OutsideAttr \
                         else Outside(container[OPEN].why, container[OPEN].needs)

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from packaging.version import Version as _VERSION
 
@@ -27,9 +28,15 @@ from flagscan.evaluate.interp.values import (
     has_unknown,
     unknown_of,
 )
+from flagscan.facts.ir import Node
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp.parts import InterpreterParts
+else:
+    InterpreterParts = object  # the Protocol the part is checked against (parts.py); none at run time
 
 
-class OperatorsMixin:
+class OperatorsMixin(InterpreterParts):
     """Operators of the Interpreter: arithmetic, boolean, comparison and membership."""
 
     # -- operators -----------------------------------------------------------------
@@ -62,7 +69,7 @@ class OperatorsMixin:
             return opts if opts is not None else unknown_of(left, right, why=f"{op} on unknown")
         if has_unknown(left) or has_unknown(right):
             if op == "+" and isinstance(left, (list, tuple)) and type(left) is type(right):
-                return left + right
+                return _BIN[op](left, right)   # list + list or tuple + tuple: one type, which mypy cannot see
             return unknown_of(left, right, why=f"{op} on unknown")
         if isinstance(left, External) or isinstance(right, External):
             # a value from outside the tree that the world does not give: unknown, not a defect
@@ -76,7 +83,7 @@ class OperatorsMixin:
         except Exception as exc:  # Python raises here; flagscan does not follow the raise
             return self.give_up(f"{type(left).__name__} {op} {type(right).__name__} raised {type(exc).__name__}")
 
-    def _e_bin(self, node, state, module, line):
+    def _e_bin(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         return self.binop(node[1], self.eval(node[2], state, module, line), self.eval(node[3], state, module, line),
                           state, module)
 
@@ -94,7 +101,7 @@ class OperatorsMixin:
                     return result
         return NotImplemented
 
-    def _e_bool(self, node, state, module, line):
+    def _e_bool(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         op, operands = node[1], node[2]
         result: Any = None
         pending_unknown: Unknown | None = None
@@ -120,7 +127,7 @@ class OperatorsMixin:
             return Unknown(pending_unknown.why, pending_unknown.needs)
         return result
 
-    def _e_cmp(self, node, state, module, line):
+    def _e_cmp(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         left = self.eval(node[1], state, module, line)
         result: Any = True
         for op, right_ir in node[2]:
@@ -276,9 +283,10 @@ class OperatorsMixin:
                 if found and isinstance(container[item], Maybe):
                     return Unknown(f"{item!r} present on some paths")
             else:
-                elements = list(container) if not isinstance(container, str) else None
+                # a number or None raises TypeError here, as Python's `in` does: handled below
+                elements = list(container) if not isinstance(container, str) else None  # type: ignore[arg-type]
                 if elements is None:
-                    found = item in container
+                    found = item in container  # type: ignore[operator]  # str: a substring test
                 elif any(same(item, e) or (not isinstance(e, Unknown) and item == e) for e in elements):
                     found = True
                 elif any(isinstance(e, Unknown) for e in elements):
@@ -302,7 +310,7 @@ def _maybe(value: Any, pending: Unknown) -> Any:
     return falsy_unknown(pending.why, pending.needs, False)
 
 
-def _combine_options(left: Any, right: Any, fn) -> Any:
+def _combine_options(left: Any, right: Any, fn: Callable[[Any, Any], Any] | None) -> Any:
     """Apply an operator over the candidate values of a joined Unknown, when all agree."""
     if fn is None:
         return None

@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.base import PLAIN, Budget, Dead, truth
 from flagscan.evaluate.interp.generators import is_yield_from
@@ -24,9 +25,15 @@ from flagscan.evaluate.interp.values import (
     PartialVal,
     Unknown,
 )
+from flagscan.facts.ir import Node
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp.parts import Exits, InterpreterParts
+else:
+    InterpreterParts = object  # the Protocol the part is checked against (parts.py); none at run time
 
 
-class StatementsMixin:
+class StatementsMixin(InterpreterParts):
     """Statement executors of the Interpreter: blocks, branches, loops, try, class and def."""
 
     # -- statements --------------------------------------------------------------
@@ -54,7 +61,7 @@ class StatementsMixin:
         if isinstance(stmt[1], int):
             self.line, self.at = stmt[1], module
         try:
-            handler = getattr(self, "_s_" + kind)
+            handler: Callable[[Node, State, ModuleVal], Exits] = getattr(self, "_s_" + kind)
         except AttributeError:
             self.give_up(f"statement kind {kind!r}", module, stmt[1] if isinstance(stmt[1], int) else 0,
                          "what it does")
@@ -69,15 +76,15 @@ class StatementsMixin:
             outcomes = list(outcomes) + [("raise", s, exc) for s, exc in raised]
         return outcomes
 
-    def _s_pass(self, stmt, state, module):
+    def _s_pass(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         return [("next", state, None)]
 
-    def _s_unk(self, stmt, state, module):
+    def _s_unk(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         self.give_up(f"a statement flagscan does not model ({stmt[2] if len(stmt) > 2 else '?'})", module, stmt[1],
                      "what it does")
         return [("next", state, None)]
 
-    def _s_del(self, stmt, state, module):
+    def _s_del(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         if len(stmt) < 3:   # an IR lowered before `del` kept its targets
             self.give_up("a del statement", module, stmt[1], "what it deletes")
             return [("next", state, None)]
@@ -85,13 +92,13 @@ class StatementsMixin:
             self.delete(target, state, module, stmt[1])
         return [("next", state, None)]
 
-    def _s_break(self, stmt, state, module):
+    def _s_break(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         return [("break", state, None)]
 
-    def _s_continue(self, stmt, state, module):
+    def _s_continue(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         return [("continue", state, None)]
 
-    def _s_expr(self, stmt, state, module):
+    def _s_expr(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         if stmt[2][0] == "yield":
             outcomes = self.yield_statement(stmt[2][1], [], state, module, stmt[1])
             if outcomes is not None:
@@ -103,7 +110,7 @@ class StatementsMixin:
         self.eval(stmt[2], state, module, line=stmt[1])
         return [("next", state, None)]
 
-    def _s_assign(self, stmt, state, module):
+    def _s_assign(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         if stmt[3][0] == "yield":
             outcomes = self.yield_statement(stmt[3][1], stmt[2], state, module, stmt[1])
             if outcomes is not None:
@@ -113,7 +120,7 @@ class StatementsMixin:
             self.assign(target, value, state, module, stmt[1])
         return [("next", state, None)]
 
-    def _s_aug(self, stmt, state, module):
+    def _s_aug(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         current = self.eval(stmt[2], state, module, line=stmt[1])
         value = self.eval(stmt[4], state, module, line=stmt[1])
         if isinstance(current, list) and stmt[3] == "+" and isinstance(value, (list, tuple)):
@@ -122,7 +129,7 @@ class StatementsMixin:
         self.assign(stmt[2], self.binop(stmt[3], current, value, state, module), state, module, stmt[1])
         return [("next", state, None)]
 
-    def _s_import(self, stmt, state, module):
+    def _s_import(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         for local, mod, attr in stmt[2]:
             if self._not_installed(mod):
                 # a package the run does not have (--package X=absent, the installed environment):
@@ -172,7 +179,7 @@ class StatementsMixin:
                 return True
         return False
 
-    def function_scope(self, state, module):
+    def function_scope(self, state: State, module: ModuleVal) -> dict[str, Any] | None:
         """The names a function (or lambda) defined here sees besides its own and the module's:
         the enclosing function's. A class body's names are not among them: Python resolves a
         method's free names past the class (0.5.23 runtime_context.py ForwardFlags.scoped calls
@@ -183,7 +190,7 @@ class StatementsMixin:
             scope = scopes[id(scope)]
         return scope if scope is not module.globals else None
 
-    def _s_def(self, stmt, state, module):
+    def _s_def(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         ir = stmt[2]
         closure = self.function_scope(state, module)
         fn: Any = FuncVal(module, ir, closure)
@@ -195,7 +202,7 @@ class StatementsMixin:
         state.locals[ir["name"]] = fn
         return [("next", state, None)]
 
-    def _s_class(self, stmt, state, module):
+    def _s_class(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         ir = stmt[2]
         bases = [self.eval(b, state, module) for b in ir["bases"]]
         cls = ClassVal(ir["name"], module, ir, bases)
@@ -253,7 +260,7 @@ class StatementsMixin:
         state.locals[ir["name"]] = result
         return [("next", state, None)]
 
-    def _s_if(self, stmt, state, module):
+    def _s_if(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         _, line, test_ir, body, orelse, text = stmt[:6]   # stmt[6], the source text, is for the read extractor
         test = self.eval(test_ir, state, module, line=line)
         t = truth(test)
@@ -273,7 +280,7 @@ class StatementsMixin:
         self.narrow(test_ir, other, module, False)
         return self._branch(body, state, module, text) + self._branch(orelse, other, module, f"not ({text})")
 
-    def _branch(self, stmts, state, module, cond):
+    def _branch(self, stmts: list[Any], state: State, module: ModuleVal, cond: str) -> Exits:
         saved = state.conds
         state.conds = saved + (cond,)
         outcomes = self.exec_block(stmts, state, module)
@@ -281,11 +288,11 @@ class StatementsMixin:
             s.conds = saved
         return outcomes
 
-    def _s_ret(self, stmt, state, module):
+    def _s_ret(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         value = self.eval(stmt[2], state, module, line=stmt[1]) if stmt[2] is not None else None
         return [("return", state, value)]
 
-    def _s_raise(self, stmt, state, module):
+    def _s_raise(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         # A raising path keeps its own state object: the caller may later adopt the
         # joined returning paths into the object it passed in.
         if stmt[2] is None:
@@ -300,7 +307,7 @@ class StatementsMixin:
         self.record(state, "raise", module, stmt[1], value=exc.type_name, message=exc.message)
         return [("raise", state.fork(), exc)]
 
-    def _s_assert(self, stmt, state, module):
+    def _s_assert(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         _, line, test_ir, msg_ir, text = stmt[:5]   # stmt[5], the source text, is for the read extractor
         test = self.eval(test_ir, state, module, line=line)
         t = truth(test)
@@ -322,7 +329,7 @@ class StatementsMixin:
         """An `assert` whose test is not known: both outcomes are followed (a hook for phases
         that say what such a test needs)."""
 
-    def _s_for(self, stmt, state, module):
+    def _s_for(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         _, line, target, iter_ir, body, orelse = stmt
         raw = self.eval(iter_ir, state, module, line=line)
         iterable = self.iterate(raw, state, module)
@@ -377,7 +384,7 @@ class StatementsMixin:
             results.append(("next", join_states(finished, "loop"), None))
         return results
 
-    def _s_while(self, stmt, state, module):
+    def _s_while(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         _, line, test_ir, body = stmt
         # what the loop starts from, kept intact (writes copy first), for a loop cut at its bound
         entry_locals, entry_heap = dict(state.locals), dict(state.heap)
@@ -416,7 +423,7 @@ class StatementsMixin:
             results.append(("next", join_states(exits, "loop"), None))
         return results
 
-    def _s_try(self, stmt, state, module):
+    def _s_try(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         _, _line, body, handlers, orelse, final = stmt
         outcomes = self.exec_block(body, state, module)
         results: list[tuple[str, State, Any]] = []
@@ -442,7 +449,7 @@ class StatementsMixin:
             results = finals
         return results
 
-    def _match_handler(self, handlers, exc, state, module):
+    def _match_handler(self, handlers: list[Node], exc: Any, state: State, module: ModuleVal) -> Node | None:
         name = exc.type_name if isinstance(exc, ExcVal) else ""
         for handler in handlers:
             if handler[0] is None:
@@ -466,7 +473,7 @@ class StatementsMixin:
             return t.path.rsplit(".", 1)[-1]
         return ""
 
-    def _s_with(self, stmt, state, module):
+    def _s_with(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         _, line, items, body = stmt
         if len(items) > 1:   # `with a, b: body` is `with a: with b: body`
             return self._s_with([stmt[0], line, items[:1], [[stmt[0], line, items[1:], body]]], state, module)

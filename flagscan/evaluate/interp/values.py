@@ -3,7 +3,10 @@
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp.state import Event
 
 
 class Unknown:
@@ -17,8 +20,8 @@ class Unknown:
 
     __slots__ = ("needs", "options", "truth", "why")
 
-    def __init__(self, why: str, needs: frozenset[str] | set[str] | tuple = (), options: tuple | None = None,
-                 truth: bool | None = None):
+    def __init__(self, why: str, needs: frozenset[str] | set[str] | tuple[str, ...] = (),
+                 options: tuple[Any, ...] | None = None, truth: bool | None = None) -> None:
         self.why = why
         self.needs = frozenset(needs)
         self.options = options
@@ -63,7 +66,7 @@ class Fresh(Unknown):
 
     __slots__ = ("element", "known")
 
-    def __init__(self, why: str, needs: frozenset[str] | set[str] | tuple = (), element: Any = None,
+    def __init__(self, why: str, needs: frozenset[str] | set[str] | tuple[str, ...] = (), element: Any = None,
                  known: bool = False) -> None:
         super().__init__(why, needs)
         self.element = element
@@ -77,7 +80,7 @@ class OutsideAttr(Outside):
     """An attribute that an outside base makes on the instance `oid` (None: on one of several):
     outside code's object itself, but what it holds, gives or returns may be the model's objects
     when the instance holds them (torch.nn.Module keeps the submodules analysed code assigned in
-    its `_modules`, and `modules()` yields them): interp_expr.derived decides."""
+    its `_modules`, and `modules()` yields them): expressions.py `derived` decides."""
 
     __slots__ = ("oid",)
 
@@ -199,7 +202,7 @@ class BoundMethod:
 @dataclass(eq=False)
 class PartialVal:
     func: Any
-    args: tuple
+    args: tuple[Any, ...]
     kwargs: dict[str, Any]
 
 
@@ -291,7 +294,7 @@ class ExcVal:
 class SuperVal:
     """super() inside a method: attribute lookup continues after `after` in obj's MRO."""
 
-    classes: list
+    classes: list[ClassVal]
     obj: Any
 
 
@@ -328,7 +331,7 @@ class GenericAlias:
     """`Optional[int]`, `A[str, Arg(...)]`, `list[int]`: an origin and its arguments."""
 
     origin: Any
-    args: tuple
+    args: tuple[Any, ...]
 
 
 @dataclass(eq=False)
@@ -337,7 +340,7 @@ class Memo:
     `cache`: key -> (result, the "read" events computing it made, replayed on each hit)."""
 
     func: Any
-    cache: dict = field(default_factory=dict)
+    cache: dict[tuple[object, ...], tuple[Any, tuple[Event, ...]]] = field(default_factory=dict)
 
 
 @dataclass(eq=False)
