@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 import math
-from typing import Any
+from collections.abc import Callable
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.base import Dead, truth
-from flagscan.evaluate.interp.state import OPEN, join_values, open_dict
+from flagscan.evaluate.interp.state import OPEN, State, join_values, open_dict
 from flagscan.evaluate.interp.values import (
     BoundMethod,
     Builtin,
@@ -19,6 +20,7 @@ from flagscan.evaluate.interp.values import (
     FuncVal,
     GenericAlias,
     Maybe,
+    ModuleVal,
     Obj,
     SuperVal,
     Unknown,
@@ -27,6 +29,10 @@ from flagscan.evaluate.interp.values import (
 )
 from flagscan.pybuiltins import PURE_FUNCTIONS, SAFE_METHODS
 
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp.parts import InterpreterParts
+    from flagscan.evaluate.interp.values import BuiltinFn
+
 _PLAIN = (str, int, float, bool, type(None), tuple, list, dict, set, frozenset)
 _EXCEPTIONS = (
     "Exception", "BaseException", "ValueError", "TypeError", "RuntimeError", "AssertionError",
@@ -34,7 +40,7 @@ _EXCEPTIONS = (
     "ModuleNotFoundError", "OSError", "FileNotFoundError", "StopIteration", "ZeroDivisionError",
     "UserWarning", "DeprecationWarning", "Warning", "ArithmeticError", "LookupError",
 )
-_MUTATORS = {
+_MUTATORS: dict[type, set[str]] = {
     list: {"append", "extend", "insert", "remove", "pop", "sort", "clear", "reverse"},
     dict: {"update", "setdefault", "pop", "clear"},
     set: {"add", "update", "discard", "remove", "clear"},
@@ -47,8 +53,8 @@ _STRUCTURAL = {"list", "tuple", "reversed", "enumerate", "zip", "len", "dict"}
 _KEY_VIEWS = {"set", "frozenset", "list", "tuple", "sorted", "len", "any", "all", "min", "max", "enumerate", "reversed"}
 
 
-def _pure(name: str, fn):
-    def call(interp, state, args, kwargs, module, line):
+def _pure(name: str, fn: Callable[..., Any]) -> Builtin:
+    def call(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
         # a generator's values are what it yields, its body run as the builtin iterates it
         args = [interp._consumed(a, state, module) for a in args]
         if name == "sorted" and "key" in kwargs and len(args) == 1 and isinstance(args[0], (list, tuple)):
@@ -107,7 +113,7 @@ def _pure(name: str, fn):
     return Builtin(name, call)
 
 
-def _extreme(interp, state, module, line: int, name: str, items: list[Any]) -> Any:
+def _extreme(interp: InterpreterParts, state: State, module: ModuleVal, line: int, name: str, items: list[Any]) -> Any:
     """`max(a, b)` / `min(...)` over enum members, ordered as the interpreter orders them (an
     IntEnum by its ints, or the class's own `__lt__`): Python keeps the first extreme item."""
     best = items[0]
@@ -125,7 +131,7 @@ def _open(value: Any) -> bool:
     return isinstance(value, dict) and OPEN in value
 
 
-def _any_all(name: str, items) -> Any:
+def _any_all(name: str, items: list[Any] | tuple[Any, ...]) -> Any:
     values = [truth(i) for i in items]
     if name == "any":
         if True in values:
@@ -136,7 +142,7 @@ def _any_all(name: str, items) -> Any:
     return True if None not in values else Unknown("all(...) of unknowns")
 
 
-def table(interp) -> dict[str, Any]:
+def table(interp: InterpreterParts) -> dict[str, Any]:
     t: dict[str, Any] = {name: _pure(name, fn) for name, fn in PURE_FUNCTIONS.items()}
     t.update({
         "isinstance": Builtin("isinstance", _isinstance),
@@ -173,13 +179,13 @@ def table(interp) -> dict[str, Any]:
     return t
 
 
-def _exception(name: str):
-    def make(interp, state, args, kwargs, module, line):
+def _exception(name: str) -> BuiltinFn:
+    def make(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
         return ExcVal(name, args[0] if args else "")
     return make
 
 
-def _isinstance(interp, state, args, kwargs, module, line):
+def _isinstance(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
     if len(args) != 2:
         return Unknown("isinstance")
     value, types = args
@@ -193,9 +199,9 @@ def _isinstance(interp, state, args, kwargs, module, line):
     return Unknown("isinstance of an unknown value")
 
 
-def _union_members(types: tuple) -> tuple:
+def _union_members(types: tuple[Any, ...]) -> tuple[Any, ...]:
     """isinstance(x, A | B | C) tests each member, as a tuple of types would be."""
-    out: list = []
+    out: list[Any] = []
     for t in types:
         if isinstance(t, GenericAlias) and isinstance(t.origin, External) and t.origin.path == "types.UnionType":
             out.extend(_union_members(tuple(t.args)))
@@ -204,7 +210,7 @@ def _union_members(types: tuple) -> tuple:
     return tuple(out)
 
 
-def _config_isinstance(interp, state, view: ConfigView, t: ClassVal) -> bool | None:
+def _config_isinstance(interp: InterpreterParts, state: State, view: ConfigView, t: ClassVal) -> bool | None:
     """isinstance(hf_config, SomeConfig) for a config loaded from config.json.
 
     SGLang's get_config builds the class its config registry (rules/world.toml [model]
@@ -218,12 +224,14 @@ def _config_isinstance(interp, state, view: ConfigView, t: ClassVal) -> bool | N
     return cls
 
 
-def config_class(interp, state, view: ConfigView) -> ClassVal | bool | None:
+def config_class(interp: InterpreterParts, state: State, view: ConfigView) -> ClassVal | bool | None:
     """The SGLang config class get_config builds for a config loaded from config.json: the
     class (a ClassVal), False when it is a transformers class (none of the tree's), None when
     not known."""
     model_type = view.data.get("model_type")
-    registry = interp.world.config_registry(interp, state) if isinstance(model_type, str) else None
+    if not isinstance(model_type, str):
+        return None
+    registry = interp.world.config_registry(interp, state)
     if registry is None:
         return None
     cls = registry.get(model_type)
@@ -236,17 +244,18 @@ def config_class(interp, state, view: ConfigView) -> ClassVal | bool | None:
     if model.config.get("model_type") == model_type:
         return False if model_type not in registry and cls is None else None
     # a sub-config: the class the parent's registered class names for it (`sub_configs`)
-    parent = registry.get(model.config.get("model_type"))
+    parent_type: Any = model.config.get("model_type")   # a JSON value, as config.json has it
+    parent = registry.get(parent_type)
     found, subs = parent.lookup("sub_configs") if isinstance(parent, ClassVal) else (False, None)
     if not found or not isinstance(subs, dict):
         return None
     for key, sub in model.config.items():
-        if isinstance(sub, dict) and sub.get("model_type") == model_type and isinstance(subs.get(key), ClassVal):
-            return subs[key]
+        if isinstance(sub, dict) and sub.get("model_type") == model_type and isinstance(sub_class := subs.get(key), ClassVal):
+            return sub_class
     return None
 
 
-def _vars(interp, state, args, kwargs, module, line):
+def _vars(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
     if args and isinstance(args[0], ClassVal):
         return dict(args[0].attrs)
     if args and isinstance(args[0], Obj):
@@ -254,7 +263,7 @@ def _vars(interp, state, args, kwargs, module, line):
     return Unknown("vars()")
 
 
-def _issubclass(interp, state, args, kwargs, module, line):
+def _issubclass(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
     if len(args) == 2 and isinstance(args[0], Builtin) and args[0].name in _BUILTIN_BASES:
         return _builtin_subclass(args[0].name, args[1])
     if len(args) == 2 and isinstance(args[0], External) and args[0].path == "builtins.NoneType":
@@ -262,7 +271,7 @@ def _issubclass(interp, state, args, kwargs, module, line):
     if len(args) != 2 or not isinstance(args[0], ClassVal):
         return Unknown("issubclass")
     bases = args[1] if isinstance(args[1], tuple) else (args[1],)
-    results = []
+    results: list[bool | None] = []
     for base in bases:
         if isinstance(base, ClassVal):
             results.append(base in args[0].mro())
@@ -283,7 +292,7 @@ _BUILTIN_BASES = {"int": ("int",), "bool": ("bool", "int"), "float": ("float",),
 
 
 def _builtin_subclass(name: str, bases: Any) -> Any:
-    results = []
+    results: list[bool | None] = []
     for base in bases if isinstance(bases, tuple) else (bases,):
         if isinstance(base, Builtin):
             results.append(base.name in _BUILTIN_BASES[name] or base.name == "object")
@@ -334,7 +343,7 @@ def _isinstance_one(value: Any, t: Any) -> Any:
     return None
 
 
-def _hasattr(interp, state, args, kwargs, module, line):
+def _hasattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
     obj, name = (args + [None, None])[:2]
     if isinstance(obj, Obj) and isinstance(name, str):
         if name in state.attrs(obj.oid):
@@ -352,7 +361,7 @@ def _hasattr(interp, state, args, kwargs, module, line):
     return Unknown("hasattr of an unknown object")
 
 
-def _getattr(interp, state, args, kwargs, module, line):
+def _getattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
     if len(args) < 2 or not isinstance(args[1], str):
         return Unknown("getattr")
     obj, name = args[0], args[1]
@@ -368,13 +377,13 @@ def _getattr(interp, state, args, kwargs, module, line):
     return interp.getattr(obj, name, state, module)
 
 
-def _setattr(interp, state, args, kwargs, module, line):
+def _setattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
     if len(args) == 3 and isinstance(args[1], str):
         interp.setattr(args[0], args[1], args[2], state, module, line)
     return None
 
 
-def _type(interp, state, args, kwargs, module, line):
+def _type(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
     if len(args) == 1:
         value = args[0]
         if value is None:
@@ -390,7 +399,7 @@ def _type(interp, state, args, kwargs, module, line):
     return Unknown("type()")
 
 
-def _next(interp, state, args, kwargs, module, line):
+def _next(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
     items = args[0] if args else None
     if isinstance(items, (list, tuple)) and items:
         return items[0]
@@ -399,7 +408,7 @@ def _next(interp, state, args, kwargs, module, line):
     return Unknown("next()")
 
 
-def _map(interp, state, args, kwargs, module, line):
+def _map(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
     if len(args) == 2:
         items = interp.iterate(args[1], state, module)
         if items is not None:
@@ -407,7 +416,7 @@ def _map(interp, state, args, kwargs, module, line):
     return Unknown("map()")
 
 
-def _filter(interp, state, args, kwargs, module, line):
+def _filter(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
     if len(args) == 2:
         items = interp.iterate(args[1], state, module)
         if items is not None:
@@ -422,7 +431,7 @@ def _filter(interp, state, args, kwargs, module, line):
     return Unknown("filter()")
 
 
-def _super(interp, state, args, kwargs, module, line):
+def _super(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
     """super() inside a method: the classes after the method's owner in the instance's MRO."""
     frame = interp.stack[-1][0] if interp.stack else ""
     obj = state.locals.get("self", state.locals.get("cls"))
@@ -452,7 +461,7 @@ def method_of(base: Any, attr: str) -> Any:
     if attr in methods:
         bound = getattr(base, attr)
 
-        def call(interp, state, args, kwargs, module, line):
+        def call(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
             if any(has_unknown(a) for a in args) or any(has_unknown(v) for v in kwargs.values()):
                 if attr == "get" and isinstance(base, dict) and args and not has_unknown(args[0]):
                     return base.get(*args)
@@ -478,7 +487,7 @@ def method_of(base: Any, attr: str) -> Any:
     if attr in _MUTATORS.get(type(base), set()):
         bound = getattr(base, attr)
 
-        def mutate(interp, state, args, kwargs, module, line):
+        def mutate(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
             if isinstance(base, dict) and _unknown_keys(attr, args, kwargs):
                 # keys not known: any entry may now hold what was written, others may exist
                 open_dict(base, unknown_of(*args, *kwargs.values(), why=f".{attr}(...)"))
@@ -515,7 +524,7 @@ def method_of(base: Any, attr: str) -> Any:
 _OPTIONS = 256   # a lookup under an unknown key in a larger dict is not spelled out value by value
 
 
-def sort_order(interp, state, module, items: list[Any], kwargs: dict[str, Any]) -> list[Any] | None:
+def sort_order(interp: InterpreterParts, state: State, module: ModuleVal, items: list[Any], kwargs: dict[str, Any]) -> list[Any] | None:
     """`items` in the order `sorted(items, key=f, reverse=r)` gives, the key computed by
     calling `f` (analysed code, a lambda of SGLang's) on each element; None when an element,
     a key or the direction is not known (or Python would refuse to compare the keys)."""
@@ -542,7 +551,7 @@ def sort_order(interp, state, module, items: list[Any], kwargs: dict[str, Any]) 
     return [items[i] for i in ranked]
 
 
-def _unknown_keys(attr: str, args, kwargs) -> bool:
+def _unknown_keys(attr: str, args: list[Any], kwargs: dict[str, Any]) -> bool:
     """Whether a dict mutator writes or removes keys that are not known."""
     if attr in ("setdefault", "pop"):
         return bool(args) and has_unknown(args[0])
@@ -553,9 +562,9 @@ def _unknown_keys(attr: str, args, kwargs) -> bool:
     return False
 
 
-def _open_dict_method(base: dict, attr: str) -> Any:
+def _open_dict_method(base: dict[Any, Any], attr: str) -> Any:
     """Methods of a dict written under an unknown key: what depends on its keys is unknown."""
-    def call(interp, state, args, kwargs, module, line):
+    def call(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
         if attr == "get" and args and not has_unknown(args[0]) and args[0] in base:
             value = base[args[0]]
             return value.value if isinstance(value, Maybe) else value
@@ -579,7 +588,7 @@ def wraps(wrapped: Any) -> Any:
     the wrapped function's name, module, attributes and `__wrapped__` (functools.update_wrapper).
     (Not the wrapped function itself: `@wraps(fn) def wrapper` keeps `wrapper`.)"""
 
-    def apply(interp, state, args, kwargs, module, line):
+    def apply(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
         wrapper = args[0] if args else None
         if isinstance(wrapper, FuncVal):
             if isinstance(wrapped, FuncVal):

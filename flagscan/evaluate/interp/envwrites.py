@@ -21,7 +21,7 @@ from flagscan.facts.render import conjunction
 from flagscan.ruledata import load
 
 if TYPE_CHECKING:
-    from flagscan.evaluate.interp.interpreter import Interpreter
+    from flagscan.evaluate.interp.parts import InterpreterParts
 
 
 class _Unset:
@@ -45,7 +45,7 @@ def _helpers() -> frozenset[str]:
     return frozenset(load("environment").get("writes", {}).get("helper_modules", []))
 
 
-def record(interp: Interpreter, state: State, module: ModuleVal, line: int, name: str, value: Any, how: str) -> None:
+def record(interp: InterpreterParts, state: State, module: ModuleVal, line: int, name: str, value: Any, how: str) -> None:
     """An `env` event for NAME (value UNSET: removed), located at the code that asked for it."""
     helpers = _helpers()
     where, at, function, conds = module, line, state.function, state.conds
@@ -59,10 +59,10 @@ def record(interp: Interpreter, state: State, module: ModuleVal, line: int, name
     state.writable(ENV_OID)[name] = value
 
 
-def mutator(interp: Interpreter, env: dict[str, Any], attr: str) -> Builtin:
+def mutator(interp: InterpreterParts, env: dict[str, Any], attr: str) -> Builtin:
     """A method of the process environment that changes it, recorded, then done on `env`."""
 
-    def call(interp_: Interpreter, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+    def call(interp_: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
              line: int) -> Any:
         key = args[0] if args else kwargs.get("key")
         if attr == "setdefault":

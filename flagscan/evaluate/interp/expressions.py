@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import operator
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.base import PLAIN, Dead, truth
@@ -36,10 +37,13 @@ from flagscan.evaluate.interp.values import (
 from flagscan.facts.ir import Node
 
 if TYPE_CHECKING:
-    from flagscan.evaluate.interp.interpreter import Interpreter
     from flagscan.evaluate.interp.parts import InterpreterParts
+    from flagscan.evaluate.interp.values import BuiltinFn
 else:
     InterpreterParts = object  # the Protocol the part is checked against (parts.py); none at run time
+
+# Unary operators on known numbers.
+_UNARY: dict[str, Callable[[Any], Any]] = {"-": operator.neg, "+": operator.pos, "~": operator.invert}
 
 
 class ExpressionsMixin(InterpreterParts):
@@ -62,7 +66,7 @@ class ExpressionsMixin(InterpreterParts):
         if isinstance(base, Unknown) and _objects(base):
             # an attribute of one of several known records is that record's attribute (a None
             # option would raise AttributeError: that path does not go on)
-            values = [self.getattr(o, attr, state, module, node) for o in base.options if o is not None]
+            values = [self.getattr(o, attr, state, module, node) for o in base.options or () if o is not None]
             value = join_values(values, f"{base.why}.{attr}")
             if isinstance(value, Unknown) and base.needs:
                 value = Unknown(value.why, value.needs | base.needs, value.options, value.truth)
@@ -74,7 +78,7 @@ class ExpressionsMixin(InterpreterParts):
         if isinstance(base, Unknown) and _strings(base):
             # a method of one of a few known strings (`load_format.lower()` on "auto" or
             # "mistral"): each string's own, so the call maps the options
-            value = join_values([self.builtins_attr(o, attr) for o in base.options], f"{base.why}.{attr}")
+            value = join_values([self.builtins_attr(o, attr) for o in base.options or ()], f"{base.why}.{attr}")
             if isinstance(value, Unknown) and base.needs:
                 value = Unknown(value.why, value.needs | base.needs, value.options, value.truth)
             return value
@@ -172,7 +176,8 @@ class ExpressionsMixin(InterpreterParts):
                 method = object_method(attr)
                 target = base.obj
 
-                def through(i, s, a, k, m, l):
+                def through(i: InterpreterParts, s: State, a: list[Any], k: dict[str, Any], m: ModuleVal,
+                            l: int) -> Any:
                     if attr == "__init__" and isinstance(target, Obj):
                         i.hand_over(target, a, k)   # an outside base's __init__ may keep what it is given
                     return method(i, s, [target, *a], k, m, l)
@@ -220,12 +225,12 @@ class ExpressionsMixin(InterpreterParts):
             if t is None:
                 u = unknown_of(value, why=f"not {self._text(node[2])}")
                 if isinstance(value, Unknown) and getattr(value, "truth", None) is not None:
-                    u.truth = not value.truth  # type: ignore[attr-defined]
+                    u.truth = not value.truth
                 return u
             return not t
         if isinstance(value, Unknown) or not isinstance(value, (int, float)):
             return unknown_of(value, why=f"{op} unknown")
-        return {"-": operator.neg, "+": operator.pos, "~": operator.invert}[op](value)
+        return _UNARY[op](value)
 
     def _e_ifx(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         test = self.eval(node[1], state, module, line)
@@ -288,7 +293,7 @@ class ExpressionsMixin(InterpreterParts):
         # one inside a larger expression (`x = (yield) + 1`) is not followed.
         return self.give_up("a yield inside an expression", module, line, "what the generator is sent")
 
-    def subscript(self, base, index, state, module, node=None):
+    def subscript(self, base: Any, index: Any, state: State, module: ModuleVal, node: Node | None = None) -> Any:
         if isinstance(base, Outside):
             return self.derived(base, self._text(node) if node else f"{base.why}[...]", state)
         if isinstance(base, External) and f"{base.path}[?]" in self.external_writes:
@@ -344,11 +349,11 @@ class ExpressionsMixin(InterpreterParts):
         if isinstance(base, dict) and isinstance(index, External) and not _has_key(base, index):
             # another dotted path may name one of the keys (`torch.float` is `torch.float32`):
             # one of the values, or a KeyError, as the outside object decides
-            values = tuple(v.value if isinstance(v, Maybe) else v for v in base.values())
+            held = tuple(v.value if isinstance(v, Maybe) else v for v in base.values())
             return Unknown(self._text(node) if node else "subscript", {f"runtime:{index.path}"},
-                           values if 0 < len(values) <= 8 and not has_unknown(values) else None)
+                           held if 0 < len(held) <= 8 and not has_unknown(held) else None)
         try:
-            value = base[index]
+            value = base[index]  # type: ignore[index]  # a number or None raises TypeError, handled below
         except (KeyError, IndexError) as exc:
             # a key the known dict does not hold, an index past the known sequence: the program
             # raises here, and its own `except KeyError:` decides (spec_info.py's from_string, which
@@ -388,7 +393,7 @@ class ExpressionsMixin(InterpreterParts):
                 return Unknown("unhashable set")
         return unknown_of(*items, why="set with unknown elements") if isinstance(items, list) else items
 
-    def _elements(self, elements, state, module, line):
+    def _elements(self, elements: list[Any], state: State, module: ModuleVal, line: int) -> Any:
         out: list[Any] = []
         for e in elements:
             if isinstance(e, list) and e and e[0] == "*" and len(e) == 2 and isinstance(e[1], list):
@@ -464,7 +469,8 @@ class ExpressionsMixin(InterpreterParts):
                 return Unknown("set comprehension")
         return results
 
-    def _comp_over_unknown(self, kind, elt, gens, state, module, line) -> Any:
+    def _comp_over_unknown(self, kind: str, elt: Any, gens: list[Any], state: State, module: ModuleVal,
+                           line: int) -> Any:
         """A list comprehension over values not known is a new list (Fresh); where its element is
         a call of outside code, each element is what that call gives (0.5.16 memory_pool.py
         MHATokenToKVPool: `self.k_buffer = [torch.zeros(...) for _ in range(self.layer_num)]`).
@@ -488,7 +494,8 @@ class ExpressionsMixin(InterpreterParts):
             fresh.element, fresh.known = element, True
         return fresh
 
-    def _comp(self, gens, i, elt, kind, state, module, line, results) -> bool:
+    def _comp(self, gens: list[Any], i: int, elt: Any, kind: str, state: State, module: ModuleVal, line: int,
+              results: list[Any]) -> bool:
         if i == len(gens):
             if kind == "dict":
                 results.append((self.eval(elt[0], state, module, line), self.eval(elt[1], state, module, line)))
@@ -532,8 +539,9 @@ _LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clea
 
 def _objects(value: Unknown) -> bool:
     """One of a few known instances (or None): what an attribute of it can be is theirs."""
-    return bool(value.options) and len(value.options) <= 8 and any(isinstance(o, Obj) for o in value.options) \
-        and all(isinstance(o, Obj) or o is None for o in value.options)
+    options = value.options
+    return options is not None and 0 < len(options) <= 8 and any(isinstance(o, Obj) for o in options) \
+        and all(isinstance(o, Obj) or o is None for o in options)
 
 
 def _outside_base(cls: ClassVal) -> bool:
@@ -577,20 +585,22 @@ def _holds_model_objects(attrs: dict[str, Any]) -> bool:
 
 def _strings(value: Unknown) -> bool:
     """One of a few known strings."""
-    return bool(value.options) and len(value.options) <= 8 and all(isinstance(o, str) for o in value.options)
+    options = value.options
+    return options is not None and 0 < len(options) <= 8 and all(isinstance(o, str) for o in options)
 
 
-def _has_key(d: dict, key: Any) -> bool:
+def _has_key(d: dict[Any, Any], key: Any) -> bool:
     try:
         return key in d
     except TypeError:
         return False
 
 
-def object_method(name: str):
+def object_method(name: str) -> BuiltinFn:
     """object.__getattribute__ / object.__setattr__: attribute access without the
     class's own __getattr__ / __setattr__ hooks."""
-    def call(interp: Interpreter, state: State, args, kwargs, module: ModuleVal, line: int):
+    def call(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+             line: int) -> Any:
         if name == "__getattribute__" and len(args) == 2 and isinstance(args[0], Obj):
             attrs = state.attrs(args[0].oid)
             if args[1] in attrs:
@@ -613,7 +623,8 @@ def object_method(name: str):
     return call
 
 
-def _dict_fromkeys(interp: Interpreter, state: State, args, kwargs, module: ModuleVal, line: int) -> Any:
+def _dict_fromkeys(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+                   line: int) -> Any:
     """dict.fromkeys(keys, value=None): each key once, all holding `value`; keys not known
     make a dict whose keys are not known (any key may be there, holding `value`)."""
     value = args[1] if len(args) > 1 else kwargs.get("value")
@@ -642,8 +653,9 @@ def _bytes_literal(text: str) -> bytes | None:
     return value if isinstance(value, bytes) else None
 
 
-def _logger_method(level: str):
-    def log(interp: Interpreter, state: State, args, kwargs, module: ModuleVal, line: int):
+def _logger_method(level: str) -> BuiltinFn:
+    def log(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+            line: int) -> Any:
         if level in ("warning", "warn", "info", "error", "debug", "critical", "exception"):
             message = args[0] if args else ""
             if len(args) > 1 and isinstance(message, str) and not has_unknown(args[1:]):

@@ -6,7 +6,14 @@ from dataclasses import dataclass, field
 from typing import TYPE_CHECKING, Any
 
 if TYPE_CHECKING:
-    from flagscan.evaluate.interp.state import Event
+    from collections.abc import Callable
+
+    from flagscan.evaluate.interp.parts import InterpreterParts
+    from flagscan.evaluate.interp.state import Event, State
+
+    # A builtin's implementation: (the interpreter, the path's state, positional and keyword
+    # arguments, the calling module, the line of the call) -> the call's value.
+    BuiltinFn = Callable[[InterpreterParts, State, list[Any], dict[str, Any], "ModuleVal", int], Any]
 
 
 class Unknown:
@@ -351,4 +358,4 @@ class LoggerVal:
 @dataclass(eq=False)
 class Builtin:
     name: str
-    fn: Any  # (interp, state, args, kwargs, node) -> value
+    fn: BuiltinFn
