@@ -682,8 +682,12 @@ def _read_config(path: Path) -> ModelFacts:
         data = json.loads(path.read_text(encoding="utf-8"))
     except OSError as exc:
         raise ModelError(f"cannot read model config {path}: {exc.strerror or exc}") from exc
-    except ValueError as exc:
+    except UnicodeDecodeError as exc:   # a ValueError too, without JSONDecodeError's position
+        raise ModelError(f"model config {path} is not UTF-8 (byte {exc.start})") from exc
+    except json.JSONDecodeError as exc:
         raise ModelError(f"model config {path} is not JSON ({exc.msg} at line {exc.lineno})") from exc
+    except ValueError as exc:   # what json's decoder lets through (an integer of more digits than Python allows)
+        raise ModelError(f"model config {path} is not JSON ({exc})") from exc
     if not isinstance(data, dict):
         raise ModelError(f"model config {path} is not a JSON object")
     return ModelFacts(data, complete=True, origin=str(path), directory=path.parent.resolve())
