@@ -17,7 +17,7 @@ from flagscan.facts.ir import Node
 from flagscan.ruledata import load
 
 if TYPE_CHECKING:
-    from flagscan.evaluate.interp.interpreter import Interpreter
+    from flagscan.evaluate.interp.parts import InterpreterParts
     from flagscan.evaluate.interp.state import State
     from flagscan.evaluate.interp.values import FuncVal
     from flagscan.evaluate.world import World
@@ -160,7 +160,7 @@ def _handler(body: list[Node], try_line: int) -> tuple[str | None, list[Node]] |
     return None
 
 
-def apply(world: World, interp: Interpreter, fn: FuncVal, args: list[Any], kwargs: dict[str, Any],
+def apply(world: World, interp: InterpreterParts, fn: FuncVal, args: list[Any], kwargs: dict[str, Any],
           state: State) -> Refusal | None:
     """At a call of the loader function `fn` (answered with config.json): transformers'
     refusal of config.json's model_type raises at the loader call's line. With no handler

@@ -12,9 +12,10 @@ import math
 import os
 import re
 import string
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.values import (
     Builtin,
@@ -36,9 +37,13 @@ from flagscan.evaluate.interp.values import (
 from flagscan.hardware import GpuProfile
 from flagscan.ruledata import load
 
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp.parts import InterpreterParts
+    from flagscan.evaluate.interp.state import State
+
 _NOT_HF_CONFIG = ("field", "path", "nvidia-smi", "command", "device properties")  # views that are no transformers config
 _REGEX = {"re.match", "re.search", "re.fullmatch", "re.sub", "re.findall", "re.split", "re.compile", "re.escape"}
-_PURE_FUNCS = {
+_PURE_FUNCS: dict[str, Callable[..., Any]] = {
     "json.loads": json.loads, "json.dumps": json.dumps, "math.ceil": math.ceil, "math.floor": math.floor,
     "math.log2": math.log2, "math.sqrt": math.sqrt, "math.gcd": math.gcd, "math.isclose": math.isclose,
     "math.prod": math.prod, "os.path.join": os.path.join, "os.path.basename": os.path.basename,
@@ -67,7 +72,8 @@ class ModelFacts:
     @property
     def architectures(self) -> list[str] | None:
         if self.config and isinstance(self.config.get("architectures"), list):
-            return self.config["architectures"]
+            architectures: list[str] = self.config["architectures"]
+            return architectures
         return None
 
 
@@ -96,7 +102,7 @@ class World:
         self.packages: set[str] = set(rules["packages"].get(self.gpu.vendor, []))
 
     # -- SGLang's config classes ---------------------------------------------------
-    def config_registry(self, interp, state) -> dict[str, Any] | None:
+    def config_registry(self, interp: InterpreterParts, state: State) -> dict[str, Any] | None:
         """model_type -> config class, from the release's own registry (None when not found or not
         followed completely: a dict with unknown keys decides nothing)."""
         cache = self.__dict__.setdefault("_config_registry", {})
@@ -114,7 +120,8 @@ class World:
                     found = value
                 break
             cache["value"] = found
-        return cache["value"]
+        registry: dict[str, Any] | None = cache["value"]
+        return registry
 
     # -- the process environment ------------------------------------------------
     def env_get(self, key: Any, default: Any = None) -> Any:
@@ -201,7 +208,8 @@ class World:
         return Unknown(path)
 
     # -- calls of things outside the tree ------------------------------------------
-    def call_external(self, interp, func: External, args, kwargs, state, module, line) -> Any:
+    def call_external(self, interp: InterpreterParts, func: External, args: list[Any], kwargs: dict[str, Any], state: State,
+                      module: ModuleVal, line: int) -> Any:
         path = func.path
         meaning = self.calls.get(path)
         if meaning is None:
@@ -360,16 +368,10 @@ class World:
             except (re.error, TypeError):
                 return Unknown(f"{path}(...) failed")
         if meaning == "path.object":
-            parts = [a.data["_path"] if isinstance(a, PathView) else a for a in (args or [""])]
-            if not all(isinstance(a, str) for a in parts):
-                return Unknown("a filesystem path", {"filesystem"})
-            p = Path(*parts)
-            arg = str(p)
-            return PathView({"name": p.name, "suffix": p.suffix, "stem": p.stem, "parts": list(p.parts),
-                             "_path": arg}, "path")
+            return _path_object(args)
         return Unknown(f"{path}(...)")
 
-    def type_hints(self, interp, state, cls: ClassVal) -> dict[str, Any]:
+    def type_hints(self, interp: InterpreterParts, state: State, cls: ClassVal) -> dict[str, Any]:
         """Annotations evaluated in the declaring class's module (typing.get_type_hints)."""
         out: dict[str, Any] = {}
         for name, ann, owner in cls.annotations():
@@ -381,7 +383,7 @@ class World:
                 out[name] = Unknown(f"annotation of {name}")
         return out
 
-    def _field_info(self, interp, state, name: str, spec: Any, path: str) -> ConfigView:
+    def _field_info(self, interp: InterpreterParts, state: State, name: str, spec: Any, path: str) -> ConfigView:
         """msgspec.structs.FieldInfo / dataclasses.Field: name, default, default_factory."""
         missing = External("msgspec.NODEFAULT" if path.startswith("msgspec") else "dataclasses.MISSING")
         info: dict[str, Any] = {"name": name, "default": missing, "default_factory": missing}
@@ -404,7 +406,8 @@ class World:
                 info["default"] = value
         return ConfigView(info, "field")
 
-    def _defstruct(self, interp, state, module, args, kwargs) -> Any:
+    def _defstruct(self, interp: InterpreterParts, state: State, module: ModuleVal, args: list[Any],
+                   kwargs: dict[str, Any]) -> Any:
         """msgspec.defstruct(name, [(name, type[, default])...], namespace=..., bases=...)."""
         if len(args) < 2 or not isinstance(args[0], str) or not isinstance(args[1], list):
             return Unknown("msgspec.defstruct(...)")
@@ -438,7 +441,7 @@ class World:
                 value.owner = cls
         return cls
 
-    def _subprocess(self, args, kwargs, as_result: bool) -> Any:
+    def _subprocess(self, args: list[Any], kwargs: dict[str, Any], as_result: bool) -> Any:
         """GPU query commands answered from the GPU profile, as the tools print them
         (rules/world.toml [commands])."""
         cmd = args[0] if args else kwargs.get("args")
@@ -450,7 +453,9 @@ class World:
                 out = "\n".join([line] * self.gpu.count) + "\n"
                 return ConfigView({"returncode": 0, "stdout": out, "stderr": ""}, "command") if as_result else out
             cmd = cmd.split()
-        spec = load("world").get("commands", {}).get(cmd[0]) if isinstance(cmd, list) and cmd else None
+        if not isinstance(cmd, list) or not cmd:
+            return Unknown("output of a command", {"runtime:subprocess"})
+        spec = load("world").get("commands", {}).get(cmd[0])
         if spec is None or "query_option" not in spec or spec["vendor"] != self.gpu.vendor:
             return Unknown("output of a command", {"runtime:subprocess"})
         option = spec["query_option"]
@@ -459,13 +464,14 @@ class World:
             return Unknown(f"{cmd[0]} output")
         units = not any(isinstance(c, str) and spec["no_units"] in c for c in cmd)
         facts = self._gpu_facts()
-        values = []
+        values: list[str | None] = []
         for name in (q.strip() for q in query.split(",")):
             value = _filled(spec["fields"][name], facts) if name in spec["fields"] else None
             values.append(value + spec.get("units", {}).get(name, "") if value is not None and units else value)
-        if any(v is None for v in values):
+        known = [v for v in values if v is not None]
+        if len(known) < len(values):
             return Unknown(f"{cmd[0]} {option}{query}", {"gpu-memory"})
-        out = "\n".join([spec["separator"].join(values)] * self.gpu.count) + "\n"  # type: ignore[arg-type]
+        out = "\n".join([spec["separator"].join(known)] * self.gpu.count) + "\n"
         if as_result:
             return ConfigView({"returncode": 0, "stdout": out, "stderr": ""}, cmd[0])
         return out
@@ -508,12 +514,11 @@ class World:
     def binop(self, op: str, left: Any, right: Any) -> Any:
         """`Path / "name"`; NotImplemented for everything else."""
         if op == "/" and isinstance(left, PathView) and isinstance(right, str):
-            return self.call_external(None, External("pathlib.Path"),
-                                      [str(Path(left.data["_path"]) / right)], {}, None, None, 0)
+            return _path_object([str(Path(left.data["_path"]) / right)])   # a Path, as Path.__truediv__ gives
         return NotImplemented
 
     # -- SGLang functions that stand for given facts ----------------------------------
-    def function_override(self, interp, fn: FuncVal, args, kwargs, state) -> Any:
+    def function_override(self, interp: InterpreterParts, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State) -> Any:
         meaning = self.sglang.get(fn.qualname)
         if meaning is None:
             return NotImplemented
@@ -598,7 +603,18 @@ class World:
         return Unknown(f"config[{key!r}]", {"model"})
 
 
-def _deepcopy(interp, state, value: Any, memo: dict[int, Any], deep: bool = True) -> Any:
+def _path_object(args: list[Any]) -> Any:
+    """`pathlib.Path(*args)` (rules/world.toml "path.object"): its name parts, known from the arguments."""
+    parts = [a.data["_path"] if isinstance(a, PathView) else a for a in (args or [""])]
+    if not all(isinstance(a, str) for a in parts):
+        return Unknown("a filesystem path", {"filesystem"})
+    p = Path(*parts)
+    arg = str(p)
+    return PathView({"name": p.name, "suffix": p.suffix, "stem": p.stem, "parts": list(p.parts),
+                     "_path": arg}, "path")
+
+
+def _deepcopy(interp: InterpreterParts, state: State, value: Any, memo: dict[int, Any], deep: bool = True) -> Any:
     """copy.deepcopy / copy.copy over plain values and records on the heap."""
     if id(value) in memo:
         return memo[id(value)]

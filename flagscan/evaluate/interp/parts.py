@@ -16,7 +16,7 @@ from typing import TYPE_CHECKING, Any, Protocol
 if TYPE_CHECKING:
     from flagscan.evaluate.interp.giveup import Stop
     from flagscan.evaluate.interp.state import State
-    from flagscan.evaluate.interp.values import ClassVal, GeneratorVal, ModuleVal, Obj, Outside, Unknown
+    from flagscan.evaluate.interp.values import ClassVal, FuncVal, GeneratorVal, ModuleVal, Obj, Outside, Unknown
     from flagscan.evaluate.world import World
     from flagscan.extract.irstore import ModuleStore
 
@@ -121,6 +121,8 @@ class InterpreterParts(Protocol):
              node: Any = None, line: int = 0) -> Any: ...
 
     def bind(self, value: Any, obj: Obj, state: State, module: ModuleVal) -> Any: ...
+
+    def bind_params(self, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State) -> dict[str, Any]: ...
 
     def decorate(self, deco: Any, fn: Any, state: State, module: ModuleVal) -> Any: ...
 

@@ -16,25 +16,32 @@ else may differ from what config.json says). Otherwise the key stays unknown, as
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.values import ClassVal, ConfigView, FuncVal
 
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp.interpreter import Interpreter as _Combined
+    from flagscan.evaluate.interp.state import State
+    from flagscan.evaluate.interp.values import ModuleVal
+else:
+    _Combined = object  # the Interpreter it is combined with (predict.py): its members, for mypy only
 
-class ConfigProperties:
+
+class ConfigProperties(_Combined):
     """`config.p` for a property `p` of the SGLang config class a config.json view stands for."""
 
     config_properties = False  # on while the startup entries run (flagscan/evaluate/startup/run.py)
 
-    def getattr(self, base, attr, state, module, node=None):
+    def getattr(self, base: Any, attr: str, state: State, module: ModuleVal, node: Any = None) -> Any:
         if self.config_properties and isinstance(base, ConfigView) and attr not in base.data \
                 and not attr.startswith("__"):
             fn = self._config_property(base, attr, state)
             if fn is not None:
-                return self.call(fn, [base], {}, state, module)  # type: ignore[attr-defined]
-        return super().getattr(base, attr, state, module, node)  # type: ignore[misc]
+                return self.call(fn, [base], {}, state, module)
+        return super().getattr(base, attr, state, module, node)
 
-    def _config_property(self, view: ConfigView, attr: str, state) -> FuncVal | None:
+    def _config_property(self, view: ConfigView, attr: str, state: State) -> FuncVal | None:
         from flagscan.evaluate.interp.builtins import config_class
 
         cls = config_class(self, state, view)

@@ -11,13 +11,18 @@ the draft model's architectures (its config.json is not given), ModelRunner keep
 
 from __future__ import annotations
 
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.state import State, join_states
 from flagscan.evaluate.interp.values import Unknown
 
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp.interpreter import Interpreter as _Combined
+else:
+    _Combined = object  # the Interpreter it is combined with (predict.py): its members, for mypy only
 
-class JoinNeeds:
+
+class JoinNeeds(_Combined):
     """Interpreter mixin: an `if` on an unknown test joins its paths itself, adding the test's needs to
     the unknowns the join makes (put before SurvivalTracking, which reads the paths unjoined). On once the
     startup entries run (`join_needs`), as the resolution is run as it is elsewhere."""
@@ -25,7 +30,7 @@ class JoinNeeds:
     join_needs: bool = False
 
     def _s_if(self, stmt: Any, state: State, module: Any) -> list[tuple[str, State, Any]]:
-        outcomes: list[tuple[str, State, Any]] = super()._s_if(stmt, state, module)  # type: ignore[misc]
+        outcomes: list[tuple[str, State, Any]] = super()._s_if(stmt, state, module)
         nexts = [s for kind, s, _ in outcomes if kind == "next"]
         if len(nexts) < 2 or not getattr(self, "join_needs", False):
             return outcomes

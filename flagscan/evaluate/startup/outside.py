@@ -13,7 +13,7 @@ SGLang's models call their layers so (0.5.10 models/llama.py LlamaForCausalLM.fo
 
 from __future__ import annotations
 
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from flagscan.evaluate.interp.values import BoundMethod, Builtin, ClassVal, External, FuncVal, Obj
 
@@ -38,7 +38,15 @@ def outside_calls(rules: dict[str, Any]) -> dict[str, str]:
     return {r["base"]: r["call"] for r in rules.get("outside_base", []) if "call" in r}
 
 
-class OutsideBaseMethods:
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp.interpreter import Interpreter as _Combined
+    from flagscan.evaluate.interp.state import State
+    from flagscan.evaluate.interp.values import ModuleVal
+else:
+    _Combined = object  # the Interpreter it is combined with (predict.py): its members, for mypy only
+
+
+class OutsideBaseMethods(_Combined):
     """`obj.m` where `obj`'s class gets `m` from an outside base whose `m` returns self; `obj(...)`
     where an outside base's `__call__` runs a method the tree class defines; `del obj.x` of an
     attribute the instance does not hold itself, where an outside base may hold it."""
@@ -46,17 +54,18 @@ class OutsideBaseMethods:
     returns_self: ClassVar[dict[str, frozenset[str]]] = {}  # set per interpreter class from rules/startup.toml
     calls: ClassVar[dict[str, str]] = {}                    # likewise
 
-    def call(self, func, args, kwargs, state, module, node=None, line=0):
-        func = self.deref(func, state)  # type: ignore[attr-defined]
+    def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], state: State, module: ModuleVal,
+             node: Any = None, line: int = 0) -> Any:
+        func = self.deref(func, state)
         if self.calls and isinstance(func, Obj):
             method = self._outside_call(func)
             if method is not None:
-                return super().call(BoundMethod(method, func), args, kwargs, state, module, node, line)  # type: ignore[misc]
-        return super().call(func, args, kwargs, state, module, node, line)  # type: ignore[misc]
+                return super().call(BoundMethod(method, func), args, kwargs, state, module, node, line)
+        return super().call(func, args, kwargs, state, module, node, line)
 
     def callable_value(self, value: Any) -> bool:
         return (isinstance(value, Obj) and self._outside_call(value) is not None) \
-            or super().callable_value(value)  # type: ignore[misc]
+            or super().callable_value(value)
 
     def _outside_call(self, obj: Obj) -> FuncVal | None:
         """The tree method an outside base's `__call__` runs on `obj`, if the class defines no
@@ -71,15 +80,15 @@ class OutsideBaseMethods:
                     return method
         return None
 
-    def getattr(self, base, attr, state, module, node=None):
+    def getattr(self, base: Any, attr: str, state: State, module: ModuleVal, node: Any = None) -> Any:
         if self.returns_self and isinstance(base, Obj) and attr not in state.attrs(base.oid):
             found, _ = base.cls.lookup(attr)
             if not found and any(attr in self.returns_self.get(p, ()) for p in outside_bases(base.cls)):
                 obj = base
                 return Builtin(f"{base.cls.name}.{attr}", lambda _i, _s, _a, _k, _m, _l: obj)
-        return super().getattr(base, attr, state, module, node)  # type: ignore[misc]
+        return super().getattr(base, attr, state, module, node)
 
-    def delete_attr(self, obj, attr, state, module, line):
+    def delete_attr(self, obj: Any, attr: str, state: State, module: ModuleVal, line: int) -> None:
         # nn.Module keeps parameters in its own tables (register_parameter), not as plain
         # attributes: 0.5.10 DeepseekV3ForCausalLM.set_embed_and_head runs
         # `del self.model.embed_tokens.weight` on the weight VocabParallelEmbedding registered.
@@ -87,4 +96,4 @@ class OutsideBaseMethods:
         if isinstance(obj, Obj) and attr not in state.attrs(obj.oid) and not obj.cls.lookup("__delattr__")[0] \
                 and outside_bases(obj.cls):
             return
-        super().delete_attr(obj, attr, state, module, line)  # type: ignore[misc]
+        super().delete_attr(obj, attr, state, module, line)

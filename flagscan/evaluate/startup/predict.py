@@ -43,8 +43,8 @@ def _predict(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any
 
 
 def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], scenario) -> StartupResult:
-    from flagscan.evaluate.resolution.resolve import _Resolver, run_entry
-    from flagscan.evaluate.startup.run import GlobalWrites, SurvivalTracking, run_entries, startup_world
+    from flagscan.evaluate.resolution.resolve import run_entry
+    from flagscan.evaluate.startup.run import run_entries, startup_world
     from flagscan.evaluate.world import World
     from flagscan.extract.irstore import ModuleStore
 
@@ -53,13 +53,10 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
     world = startup_world(World(scenario.gpu, dict(scenario.env), scenario.model, model_path,
                                 dists=getattr(scenario, "packages", None)), Path(root), srules)
 
-    from flagscan.evaluate.startup.config_props import ConfigProperties
-    from flagscan.evaluate.startup.joins import JoinNeeds
-    from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_calls, outside_self
-    from flagscan.evaluate.startup.serving import BatchAsserts, SettingReads
+    from flagscan.evaluate.startup.interpreter import StartupInterpreter
+    from flagscan.evaluate.startup.outside import outside_calls, outside_self
 
-    class Interp(JoinNeeds, SurvivalTracking, GlobalWrites, BatchAsserts, SettingReads, ConfigProperties,
-                 OutsideBaseMethods, _Resolver):
+    class Interp(StartupInterpreter):
         returns_self, calls = outside_self(srules), outside_calls(srules)
 
     run = run_entry(ModuleStore(root, cache_dir), inventory, given, world, rules, Interp)

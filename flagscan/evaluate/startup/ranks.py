@@ -18,7 +18,7 @@ process's rank in its group) is not, and a raise on some ranks only depends on t
 from __future__ import annotations
 
 from dataclasses import dataclass
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.base import Dead
 from flagscan.evaluate.interp.state import State, join_states, join_values
@@ -60,7 +60,13 @@ def default_group(state: State) -> dict[str, Any]:
     return state.heap.get(_GROUP, {})
 
 
-class ProcessGroups:
+if TYPE_CHECKING:
+    from flagscan.evaluate.world import World as _Combined
+else:
+    _Combined = object  # the World it is combined with (run.py StartupWorld): its members, for mypy only
+
+
+class ProcessGroups(_Combined):
     """World mixin of the startup phase: the default process group and the per-rank runs."""
 
     dist: Distributed | None = None
@@ -71,7 +77,7 @@ class ProcessGroups:
         d = self.dist
         if d is not None and self.dist_on and func.path in d.paths:
             return self._dist_call(interp, d, func.path, list(args), dict(kwargs), state)
-        return super().call_external(interp, func, args, kwargs, state, module, line)  # type: ignore[misc]
+        return super().call_external(interp, func, args, kwargs, state, module, line)
 
     def _dist_call(self, interp: Any, d: Distributed, path: str, args: list[Any], kwargs: dict[str, Any],
                    state: State) -> Any:
@@ -104,7 +110,7 @@ class ProcessGroups:
             size = default_group(state).get("world_size")
             if isinstance(size, int) and 1 < size <= d.max_ranks:
                 return self._per_rank(interp, fn, list(args), dict(kwargs), state, size)
-        return super().function_override(interp, fn, args, kwargs, state)  # type: ignore[misc]
+        return super().function_override(interp, fn, args, kwargs, state)
 
     def _per_rank(self, interp: Any, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State,
                   size: int) -> Any:

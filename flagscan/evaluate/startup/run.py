@@ -16,7 +16,7 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, ClassVar
+from typing import TYPE_CHECKING, Any, ClassVar
 
 from flagscan.evaluate.gates.store import _globals_in
 from flagscan.evaluate.interp.base import Budget, Dead
@@ -76,7 +76,8 @@ class StartupWorld(ProcessGroups, World):
 
     registries: _Registries | None = None
 
-    def function_override(self, interp, fn: FuncVal, args, kwargs, state) -> Any:
+    def function_override(self, interp: InterpreterParts, fn: FuncVal, args: list[Any], kwargs: dict[str, Any],
+                          state: State) -> Any:
         if self.registries is not None:
             answer = self.registries.answer(fn.qualname, list(args), dict(kwargs))
             if answer is not NotImplemented:
@@ -91,7 +92,16 @@ class StartupWorld(ProcessGroups, World):
         return super().function_override(interp, fn, args, kwargs, state)
 
 
-class GlobalWrites:
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp.interpreter import Interpreter as _Combined
+    from flagscan.evaluate.interp.parts import Exits, InterpreterParts
+    from flagscan.evaluate.startup.interpreter import StartupInterpreter
+    from flagscan.facts.ir import Node
+else:
+    _Combined = object  # the Interpreter it is combined with (predict.py): its members, for mypy only
+
+
+class GlobalWrites(_Combined):
     """`global NAME` in a function: its assignments to NAME rebind the module global.
 
     SGLang publishes the resolved record this way (`set_global_server_args_for_scheduler`
@@ -113,15 +123,15 @@ class GlobalWrites:
                 value = Unknown(f"{name} (rebound on some paths)", {f"runtime:{module.name}.{name}"})
             module.globals[name] = value
             return
-        super().assign(target, value, state, module, line)  # type: ignore[misc]
+        super().assign(target, value, state, module, line)
 
     def lookup(self, name: str, state: State, module: ModuleVal) -> Any:
         rebound = state.heap.get(_rebound_oid(module))
         if rebound and name in rebound and name not in state.locals:
             closure = getattr(state, "closure", None)
             if not (closure and name in closure):
-                return self.deref(rebound[name], state)  # type: ignore[attr-defined]
-        return super().lookup(name, state, module)  # type: ignore[misc]
+                return self.deref(rebound[name], state)
+        return super().lookup(name, state, module)
 
 
 _REBOUND: dict[str, int] = {}
@@ -136,7 +146,7 @@ def _rebound_oid(module: ModuleVal) -> int:
     return oid
 
 
-class SurvivalTracking:
+class SurvivalTracking(_Combined):
     """Which assumptions only say that an earlier raise did not fire.
 
     A path that went past `if X: raise ...` or `assert X` (X unknown) assumes the
@@ -145,9 +155,9 @@ class SurvivalTracking:
     certain once startup reaches it. The assumption's text is recorded when one side
     of an unknown branch ends only in raises while the other goes on."""
 
-    def _s_if(self, stmt, state, module):
+    def _s_if(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         n = len(state.assumptions)
-        outcomes = super()._s_if(stmt, state, module)  # type: ignore[misc]
+        outcomes = super()._s_if(stmt, state, module)
         sides: dict[str, set[str]] = {}
         for kind, s, _v in outcomes:
             if len(s.assumptions) > n:
@@ -160,9 +170,9 @@ class SurvivalTracking:
                 self.survival.add(a)
         return outcomes
 
-    def _s_assert(self, stmt, state, module):
+    def _s_assert(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         n = len(state.assumptions)
-        outcomes = super()._s_assert(stmt, state, module)  # type: ignore[misc]
+        outcomes = super()._s_assert(stmt, state, module)
         for kind, s, _v in outcomes:
             if kind == "next" and len(s.assumptions) > n:
                 self.survival.add(s.assumptions[n])
@@ -268,7 +278,7 @@ def _instance(spec: dict[str, Any], record: Any, interp: Any, state: State | Non
     return interp.call(cls, [], kwargs, state, module)
 
 
-def _prelude(interp, state: State, record: Obj, step: dict[str, Any]) -> None:
+def _prelude(interp: StartupInterpreter, state: State, record: Obj, step: dict[str, Any]) -> None:
     module_name, _, name = step["function"].rpartition(".")
     if not interp.store.module_file(module_name):
         return
@@ -281,7 +291,7 @@ def _prelude(interp, state: State, record: Obj, step: dict[str, Any]) -> None:
     interp.call(fn, [], kwargs, state, module)
 
 
-def _then(interp, state: State, instance: Any, name: str, module: ModuleVal) -> None:
+def _then(interp: StartupInterpreter, state: State, instance: Any, name: str, module: ModuleVal) -> None:
     """A method the process calls on the entry once built, where the release's class defines it."""
     if not isinstance(instance, Obj):
         return
@@ -298,7 +308,7 @@ def _params(cls: ClassVal) -> set[str] | None:
     return {p[0] for p in init.ir["params"]}
 
 
-def run_entries(interp, state: State, record: Obj, rules: dict[str, Any]) -> StartupResult:
+def run_entries(interp: StartupInterpreter, state: State, record: Obj, rules: dict[str, Any]) -> StartupResult:
     """Construct each startup entry on the resolved record; `interp` and `state` are the resolution's."""
     result = StartupResult()
     config_prefixes = tuple(rules.get("needs", {}).get("config", []))
@@ -367,7 +377,7 @@ def run_entries(interp, state: State, record: Obj, rules: dict[str, Any]) -> Sta
     return result
 
 
-def _serve(interp, state: State, instance: Any, entry: dict[str, Any], rules: dict[str, Any],
+def _serve(interp: StartupInterpreter, state: State, instance: Any, entry: dict[str, Any], rules: dict[str, Any],
            config: tuple[str, ...], survival: frozenset[str], result: StartupResult) -> None:
     """The serving phase on what the entry built (flagscan/evaluate/startup/serving.py)."""
     from flagscan.evaluate.startup.serving import run_serving
@@ -386,7 +396,7 @@ def _own(assumptions: tuple[str, ...], survival: frozenset[str]) -> tuple[str, .
     return tuple(a for a in assumptions if a not in survival)
 
 
-def _classify(interp, s: State, exc: Any, entry: dict[str, Any], config: tuple[str, ...],
+def _classify(interp: StartupInterpreter, s: State, exc: Any, entry: dict[str, Any], config: tuple[str, ...],
               survival: frozenset[str]) -> StartupRaise | None:
     event = next((e for e in reversed(list(s.events)) if e.kind == "raise"), None)  # this raise: the newest
     needs: set[str] = set()

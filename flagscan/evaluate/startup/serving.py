@@ -19,7 +19,7 @@ method has a step budget of its own (rules/startup.toml [serving_budget]).
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.base import Budget, Dead
 from flagscan.evaluate.interp.state import State
@@ -41,16 +41,25 @@ class ServingRun:
     missing: list[str] = field(default_factory=list)    # [[serving]] objects not built on this configuration
 
 
-class SettingReads:
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp.interpreter import Interpreter as _Combined
+    from flagscan.evaluate.interp.values import ModuleVal
+    from flagscan.evaluate.startup.interpreter import StartupInterpreter
+    from flagscan.evaluate.startup.results import StartupRaise
+else:
+    _Combined = object  # the Interpreter it is combined with (predict.py): its members, for mypy only
+
+
+class SettingReads(_Combined):
     """Once the startup entry runs, each read of an attribute of the resolved record is a
     "read" event on its path, so a raise can say which settings its path read."""
 
     read_record = 0  # the oid of the resolved record (0: not tracking)
 
-    def getattr(self, base, attr, state, module, node=None):
+    def getattr(self, base: Any, attr: str, state: State, module: ModuleVal, node: Any = None) -> Any:
         if self.read_record and isinstance(base, Obj) and base.oid == self.read_record:
-            self.record(state, "read", module, self.line, oid=base.oid, attr=attr)  # type: ignore[attr-defined]
-        return super().getattr(base, attr, state, module, node)  # type: ignore[misc]
+            self.record(state, "read", module, self.line, oid=base.oid, attr=attr)
+        return super().getattr(base, attr, state, module, node)
 
 
 def path_reads(events: list[Any]) -> tuple[str, ...]:
@@ -58,7 +67,7 @@ def path_reads(events: list[Any]) -> tuple[str, ...]:
     return tuple(dict.fromkeys(e.attr for e in events if e.kind == "read"))
 
 
-class BatchAsserts:
+class BatchAsserts(_Combined):
     """While serving methods run, an `assert` on an unknown test records what the test
     needs, as `if` does: `assert forward_batch.x.numel() == 1` is a test of the batch,
     not of the run. (The resolution and startup phases keep their own handling.)"""
@@ -66,15 +75,15 @@ class BatchAsserts:
     serving_active = False
     serving_method: Any = None  # the IR of the serving method being called (its *args/**kwargs are run values)
 
-    def getattr(self, base, attr, state, module, node=None):
+    def getattr(self, base: Any, attr: str, state: State, module: ModuleVal, node: Any = None) -> Any:
         # an attribute of the batch itself needs "batch:<param>.<attr>": which part of the batch a test reads
         if self.serving_active and isinstance(base, Unknown) and base.needs and all(
                 n.startswith(BATCH) and "." not in n for n in base.needs):
             return Unknown(f"{base.why}.{attr}", {f"{n}.{attr}" for n in base.needs})
-        return super().getattr(base, attr, state, module, node)  # type: ignore[misc]
+        return super().getattr(base, attr, state, module, node)
 
-    def bind_params(self, fn, args, kwargs, state):
-        local = super().bind_params(fn, args, kwargs, state)  # type: ignore[misc]
+    def bind_params(self, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State) -> dict[str, Any]:
+        local = super().bind_params(fn, args, kwargs, state)
         if self.serving_active and fn.ir is self.serving_method:
             for name, _default, kind in fn.ir["params"]:
                 if kind in ("*", "**"):
@@ -82,13 +91,13 @@ class BatchAsserts:
         return local
 
     def assert_assumed(self, text: str, test: Any) -> None:
-        super().assert_assumed(text, test)  # type: ignore[misc]
+        super().assert_assumed(text, test)
         if self.serving_active and isinstance(test, Unknown) and test.needs:
-            needs = self.assumed_needs.get(text, frozenset()) | test.needs  # type: ignore[attr-defined]
-            self.assumed_needs[text] = self.assumed_needs[f"not ({text})"] = needs  # type: ignore[attr-defined]
+            needs = self.assumed_needs.get(text, frozenset()) | test.needs
+            self.assumed_needs[text] = self.assumed_needs[f"not ({text})"] = needs
 
 
-def run_serving(interp, state: State, instance: Any, entry: dict[str, Any], rules: dict[str, Any],
+def run_serving(interp: StartupInterpreter, state: State, instance: Any, entry: dict[str, Any], rules: dict[str, Any],
                 config: tuple[str, ...], survival: frozenset[str]) -> ServingRun:
     """Call every [[serving]] method of `entry` on what `instance` (the constructed entry) holds."""
     out = ServingRun()
@@ -113,7 +122,7 @@ def run_serving(interp, state: State, instance: Any, entry: dict[str, Any], rule
     return out
 
 
-def _objects(interp, state: State, instance: Any, path: str) -> list[Obj]:
+def _objects(interp: StartupInterpreter, state: State, instance: Any, path: str) -> list[Obj]:
     """The objects at the dotted attribute `path` from `instance` (each option of a joined value)."""
     current = [instance]
     for attr in path.split("."):
@@ -135,7 +144,7 @@ def _objects(interp, state: State, instance: Any, path: str) -> list[Obj]:
     return objs
 
 
-def _call(interp, state: State, obj: Obj, method: str, rule: dict[str, Any], budget: int,
+def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule: dict[str, Any], budget: int,
           config: tuple[str, ...], premise: frozenset[str], kinds: frozenset[str], out: ServingRun) -> None:
     found, fn = obj.cls.lookup(method)
     if not found or not isinstance(fn, FuncVal):
@@ -181,8 +190,8 @@ def _kind(need: str, kinds: frozenset[str]) -> bool:
     return bool(dot) and attr in kinds
 
 
-def _classify(interp, s: State, exc: Any, rule: dict[str, Any], where: str, config: tuple[str, ...],
-              premise: frozenset[str], kinds: frozenset[str], start: int):
+def _classify(interp: StartupInterpreter, s: State, exc: Any, rule: dict[str, Any], where: str, config: tuple[str, ...],
+              premise: frozenset[str], kinds: frozenset[str], start: int) -> StartupRaise | None:
     from flagscan.evaluate.resolution.resolve import _text
     from flagscan.evaluate.startup.results import StartupRaise
 
