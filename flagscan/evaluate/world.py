@@ -208,8 +208,8 @@ class World:
         return Unknown(path)
 
     # -- calls of things outside the tree ------------------------------------------
-    def call_external(self, interp: InterpreterParts, func: External, args: list[Any], kwargs: dict[str, Any], state: State,
-                      module: ModuleVal, line: int) -> Any:
+    def call_external(self, interp: InterpreterParts, func: External, args: list[Any], kwargs: dict[str, Any],
+                      state: State, module: ModuleVal, line: int) -> Any:
         path = func.path
         meaning = self.calls.get(path)
         if meaning is None:
@@ -518,7 +518,8 @@ class World:
         return NotImplemented
 
     # -- SGLang functions that stand for given facts ----------------------------------
-    def function_override(self, interp: InterpreterParts, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State) -> Any:
+    def function_override(self, interp: InterpreterParts, fn: FuncVal, args: list[Any], kwargs: dict[str, Any],
+                          state: State) -> Any:
         meaning = self.sglang.get(fn.qualname)
         if meaning is None:
             return NotImplemented

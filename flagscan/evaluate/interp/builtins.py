@@ -54,7 +54,8 @@ _KEY_VIEWS = {"set", "frozenset", "list", "tuple", "sorted", "len", "any", "all"
 
 
 def _pure(name: str, fn: Callable[..., Any]) -> Builtin:
-    def call(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+    def call(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+             line: int) -> Any:
         # a generator's values are what it yields, its body run as the builtin iterates it
         args = [interp._consumed(a, state, module) for a in args]
         if name == "sorted" and "key" in kwargs and len(args) == 1 and isinstance(args[0], (list, tuple)):
@@ -180,12 +181,14 @@ def table(interp: InterpreterParts) -> dict[str, Any]:
 
 
 def _exception(name: str) -> BuiltinFn:
-    def make(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+    def make(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+             line: int) -> Any:
         return ExcVal(name, args[0] if args else "")
     return make
 
 
-def _isinstance(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+def _isinstance(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+                line: int) -> Any:
     if len(args) != 2:
         return Unknown("isinstance")
     value, types = args
@@ -250,12 +253,14 @@ def config_class(interp: InterpreterParts, state: State, view: ConfigView) -> Cl
     if not found or not isinstance(subs, dict):
         return None
     for key, sub in model.config.items():
-        if isinstance(sub, dict) and sub.get("model_type") == model_type and isinstance(sub_class := subs.get(key), ClassVal):
+        if isinstance(sub, dict) and sub.get("model_type") == model_type \
+                and isinstance(sub_class := subs.get(key), ClassVal):
             return sub_class
     return None
 
 
-def _vars(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+def _vars(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+          line: int) -> Any:
     if args and isinstance(args[0], ClassVal):
         return dict(args[0].attrs)
     if args and isinstance(args[0], Obj):
@@ -263,7 +268,8 @@ def _vars(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[
     return Unknown("vars()")
 
 
-def _issubclass(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+def _issubclass(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+                line: int) -> Any:
     if len(args) == 2 and isinstance(args[0], Builtin) and args[0].name in _BUILTIN_BASES:
         return _builtin_subclass(args[0].name, args[1])
     if len(args) == 2 and isinstance(args[0], External) and args[0].path == "builtins.NoneType":
@@ -343,7 +349,8 @@ def _isinstance_one(value: Any, t: Any) -> Any:
     return None
 
 
-def _hasattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+def _hasattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+             line: int) -> Any:
     obj, name = (args + [None, None])[:2]
     if isinstance(obj, Obj) and isinstance(name, str):
         if name in state.attrs(obj.oid):
@@ -361,7 +368,8 @@ def _hasattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: di
     return Unknown("hasattr of an unknown object")
 
 
-def _getattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+def _getattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+             line: int) -> Any:
     if len(args) < 2 or not isinstance(args[1], str):
         return Unknown("getattr")
     obj, name = args[0], args[1]
@@ -377,13 +385,15 @@ def _getattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: di
     return interp.getattr(obj, name, state, module)
 
 
-def _setattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+def _setattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+             line: int) -> Any:
     if len(args) == 3 and isinstance(args[1], str):
         interp.setattr(args[0], args[1], args[2], state, module, line)
     return None
 
 
-def _type(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+def _type(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+          line: int) -> Any:
     if len(args) == 1:
         value = args[0]
         if value is None:
@@ -399,7 +409,8 @@ def _type(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[
     return Unknown("type()")
 
 
-def _next(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+def _next(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+          line: int) -> Any:
     items = args[0] if args else None
     if isinstance(items, (list, tuple)) and items:
         return items[0]
@@ -408,7 +419,8 @@ def _next(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[
     return Unknown("next()")
 
 
-def _map(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+def _map(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+         line: int) -> Any:
     if len(args) == 2:
         items = interp.iterate(args[1], state, module)
         if items is not None:
@@ -416,7 +428,8 @@ def _map(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[s
     return Unknown("map()")
 
 
-def _filter(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+def _filter(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+            line: int) -> Any:
     if len(args) == 2:
         items = interp.iterate(args[1], state, module)
         if items is not None:
@@ -431,7 +444,8 @@ def _filter(interp: InterpreterParts, state: State, args: list[Any], kwargs: dic
     return Unknown("filter()")
 
 
-def _super(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+def _super(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+           line: int) -> Any:
     """super() inside a method: the classes after the method's owner in the instance's MRO."""
     frame = interp.stack[-1][0] if interp.stack else ""
     obj = state.locals.get("self", state.locals.get("cls"))
@@ -461,7 +475,8 @@ def method_of(base: Any, attr: str) -> Any:
     if attr in methods:
         bound = getattr(base, attr)
 
-        def call(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+        def call(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+                 line: int) -> Any:
             if any(has_unknown(a) for a in args) or any(has_unknown(v) for v in kwargs.values()):
                 if attr == "get" and isinstance(base, dict) and args and not has_unknown(args[0]):
                     return base.get(*args)
@@ -487,7 +502,8 @@ def method_of(base: Any, attr: str) -> Any:
     if attr in _MUTATORS.get(type(base), set()):
         bound = getattr(base, attr)
 
-        def mutate(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+        def mutate(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any],
+                   module: ModuleVal, line: int) -> Any:
             if isinstance(base, dict) and _unknown_keys(attr, args, kwargs):
                 # keys not known: any entry may now hold what was written, others may exist
                 open_dict(base, unknown_of(*args, *kwargs.values(), why=f".{attr}(...)"))
@@ -524,7 +540,8 @@ def method_of(base: Any, attr: str) -> Any:
 _OPTIONS = 256   # a lookup under an unknown key in a larger dict is not spelled out value by value
 
 
-def sort_order(interp: InterpreterParts, state: State, module: ModuleVal, items: list[Any], kwargs: dict[str, Any]) -> list[Any] | None:
+def sort_order(interp: InterpreterParts, state: State, module: ModuleVal, items: list[Any],
+               kwargs: dict[str, Any]) -> list[Any] | None:
     """`items` in the order `sorted(items, key=f, reverse=r)` gives, the key computed by
     calling `f` (analysed code, a lambda of SGLang's) on each element; None when an element,
     a key or the direction is not known (or Python would refuse to compare the keys)."""
@@ -564,7 +581,8 @@ def _unknown_keys(attr: str, args: list[Any], kwargs: dict[str, Any]) -> bool:
 
 def _open_dict_method(base: dict[Any, Any], attr: str) -> Any:
     """Methods of a dict written under an unknown key: what depends on its keys is unknown."""
-    def call(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+    def call(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+             line: int) -> Any:
         if attr == "get" and args and not has_unknown(args[0]) and args[0] in base:
             value = base[args[0]]
             return value.value if isinstance(value, Maybe) else value
@@ -588,7 +606,8 @@ def wraps(wrapped: Any) -> Any:
     the wrapped function's name, module, attributes and `__wrapped__` (functools.update_wrapper).
     (Not the wrapped function itself: `@wraps(fn) def wrapper` keeps `wrapper`.)"""
 
-    def apply(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal, line: int) -> Any:
+    def apply(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
+              line: int) -> Any:
         wrapper = args[0] if args else None
         if isinstance(wrapper, FuncVal):
             if isinstance(wrapped, FuncVal):

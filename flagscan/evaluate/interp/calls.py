@@ -271,7 +271,8 @@ class CallsMixin(InterpreterParts):
             value = Unknown(value.why, value.needs | func.needs, value.options, value.truth)
         return value
 
-    def record_declaration(self, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State, module: ModuleVal, line: int) -> None:
+    def record_declaration(self, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State,
+                           module: ModuleVal, line: int) -> None:
         """A declared resolution is a write of each keyword field by the named source."""
         record = args[self.declarations.get("record_arg", 0)] if len(args) > self.declarations.get("record_arg", 0) else None
         source_i = self.declarations.get("source_arg", 1)
@@ -414,7 +415,8 @@ class CallsMixin(InterpreterParts):
             self.dataclass_init(cls, obj, args, kwargs, state, module, line)
         return obj
 
-    def dataclass_init(self, cls: ClassVal, obj: Obj, args: list[Any], kwargs: dict[str, Any], state: State, module: ModuleVal, line: int) -> None:
+    def dataclass_init(self, cls: ClassVal, obj: Obj, args: list[Any], kwargs: dict[str, Any], state: State,
+                       module: ModuleVal, line: int) -> None:
         rest = list(args)
         values: dict[str, Any] = {}
         for name, spec in cls.dataclass_fields():

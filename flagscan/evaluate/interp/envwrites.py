@@ -45,7 +45,8 @@ def _helpers() -> frozenset[str]:
     return frozenset(load("environment").get("writes", {}).get("helper_modules", []))
 
 
-def record(interp: InterpreterParts, state: State, module: ModuleVal, line: int, name: str, value: Any, how: str) -> None:
+def record(interp: InterpreterParts, state: State, module: ModuleVal, line: int, name: str, value: Any,
+           how: str) -> None:
     """An `env` event for NAME (value UNSET: removed), located at the code that asked for it."""
     helpers = _helpers()
     where, at, function, conds = module, line, state.function, state.conds

@@ -60,7 +60,8 @@ class GeneratorsMixin(InterpreterParts):
         sinks = getattr(self, "_sinks", None)
         return sinks[-1] if sinks and sinks[-1].depth == self.depth else None
 
-    def _run_generator(self, gen: GeneratorVal, sink: _WithSink | _CollectSink, state: State) -> list[tuple[str, State, Any]]:
+    def _run_generator(self, gen: GeneratorVal, sink: _WithSink | _CollectSink,
+                       state: State) -> list[tuple[str, State, Any]]:
         fn = gen.func
         state.locals = dict(gen.locals)
         state.closure = fn.closure
