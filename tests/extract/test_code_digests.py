@@ -58,3 +58,10 @@ def test_no_memo_is_written_when_python_writes_no_bytecode(own, monkeypatch) -> 
     monkeypatch.setattr(cache.sys, "dont_write_bytecode", True)
     _fresh()
     assert not cache._MEMO.exists()
+
+
+def test_the_engine_digest_covers_every_evaluate_subpackage() -> None:
+    _extractor, evaluator = cache._own_files()
+    names = {p.relative_to(p.parents[1]).as_posix() for p in evaluator if p.parent.name != "evaluate"}
+    for part in ("interp/interpreter.py", "resolution/resolve.py", "gates/run.py", "startup/run.py"):
+        assert part in names, part
