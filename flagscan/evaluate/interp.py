@@ -35,12 +35,14 @@ from flagscan.evaluate.values import (
     ClassVal,
     ConfigView,
     EnumMember,
+    EnvView,
     ExcVal,
     External,
     Fresh,
     FuncVal,
     GeneratorVal,
     LazyImport,
+    LoggerVal,
     Maybe,
     ModuleVal,
     Obj,
@@ -370,6 +372,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                              "the object")
         elif isinstance(container, Fresh):
             container.forget()
+        elif isinstance(container, EnvView):
+            _env_may_hold(container, key, None)   # None: removed
         elif not (isinstance(container, Outside) or (isinstance(container, Unknown) and container.needs)):
             self.give_up(f"del of an item of {getattr(container, 'why', type(container).__name__)}", module, line,
                          "what it may alias")
@@ -424,6 +428,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                 self.external_writes[f"{container.path}[?]"] = value
         elif isinstance(container, Fresh):
             container.forget()   # a new list: no other object holds what is stored
+        elif isinstance(container, EnvView):
+            _env_may_hold(container, key, value)
         elif isinstance(container, Outside) or (isinstance(container, Unknown) and container.needs):
             pass  # outside code's object, or one that stands for a fact not given: not the model's
         elif isinstance(container, Unknown) and _candidates(container):
@@ -477,6 +483,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         elif isinstance(obj, ModuleVal):
             obj.globals[attr] = value
         elif isinstance(obj, External):
+            self.external_writes[f"{obj.path}.{attr}"] = value
+        elif isinstance(obj, LoggerVal):
+            # logging's object (kernel_api_logging.py `logger.propagate = False`): read back as written
             self.external_writes[f"{obj.path}.{attr}"] = value
         elif isinstance(obj, FuncVal):
             # `wrapper.__name__ = name` (SGLang's runtime_context.py): an attribute of the function object
@@ -599,3 +608,20 @@ def _hashable(key: Any) -> bool:
     except TypeError:
         return False
     return True
+
+
+def _env_may_hold(view: EnvView, key: Any, value: Any) -> None:
+    """`os.environ[key] = value` (None: `del`) with the environment open (0.5.10 environ.py's
+    `os.environ[new_name] = os.environ[old_name]` at import). The environment is one for every
+    path, so a variable given to the run holds its old value or the new one; a variable not
+    given is unknown already. A key not known may be any given variable."""
+    if isinstance(key, str):
+        keys = [key]
+    elif isinstance(key, Unknown) and key.options is not None:
+        keys = [k for k in key.options if isinstance(k, str)] if all(isinstance(k, str) for k in key.options) \
+            else list(view.data)
+    else:
+        keys = list(view.data)
+    for k in keys:
+        if k in view.data:
+            view.data[k] = join_values([view.data[k], value], f"${k}, written on some paths")

@@ -175,7 +175,12 @@ class ExpressionsMixin:
         if isinstance(base, BoundMethod) and attr == "__func__":
             return base.func
         if isinstance(base, LoggerVal):
-            return Builtin(f"logger.{attr}", _logger_method(attr))
+            written = self.external_writes.get(f"{base.path}.{attr}", _NOTHING)
+            if written is not _NOTHING:
+                return written
+            if attr in _LOGGER_METHODS:
+                return Builtin(f"logger.{attr}", _logger_method(attr))
+            return Unknown(f"{base.path}.{attr}", {f"runtime:{base.path}.{attr}"})
         if isinstance(base, PLAIN) or type(base).__name__ in ("Match", "Pattern"):
             return self.builtins_attr(base, attr)
         if isinstance(base, ExcVal) and attr == "args":
@@ -639,6 +644,14 @@ def _bytes_literal(text: str) -> bytes | None:
     return value if isinstance(value, bytes) else None
 
 
+# logging.Logger's methods (Python's standard library); any other attribute is the logger's state
+_LOGGER_METHODS = frozenset({
+    "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "setLevel",
+    "isEnabledFor", "getEffectiveLevel", "getChild", "addHandler", "removeHandler", "hasHandlers",
+    "addFilter", "removeFilter", "filter", "handle", "findCaller", "makeRecord", "callHandlers",
+})
+
+
 def _logger_method(level: str):
     def log(interp: Interpreter, state: State, args, kwargs, module: ModuleVal, line: int):
         if level in ("warning", "warn", "info", "error", "debug", "critical", "exception"):
@@ -649,8 +662,16 @@ def _logger_method(level: str):
                 except (TypeError, ValueError):
                     pass
             interp.record(state, "log", module, line, level=level, message=message)
+        elif level in _LOGGER_ANSWERS:
+            # what the logger's configuration answers (`isEnabledFor(logging.DEBUG)`): not given
+            return Unknown(f"logger.{level}(...)", {f"runtime:logging.Logger.{level}"})
         return None
     return log
+
+
+# the Logger methods whose result is the logging configuration's answer, not None
+_LOGGER_ANSWERS = frozenset({"isEnabledFor", "getEffectiveLevel", "getChild", "hasHandlers", "filter",
+                             "findCaller", "makeRecord"})
 
 
 def _any_element(seq: list[Any] | tuple[Any, ...], index: Unknown, why: str) -> Any:

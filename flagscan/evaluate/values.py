@@ -342,7 +342,13 @@ class Memo:
 
 @dataclass(eq=False)
 class LoggerVal:
+    """`logging.getLogger(name)`: its methods log; its other attributes are logging's state."""
+
     name: str
+
+    @property
+    def path(self) -> str:
+        return f"logging.getLogger({self.name!r})"
 
 
 @dataclass(eq=False)
