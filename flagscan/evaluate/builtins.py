@@ -360,7 +360,13 @@ def _hasattr(interp, state, args, kwargs, module, line):
         if name in state.attrs(obj.oid):
             return True
         found, _ = obj.cls.lookup(name)
-        return True if found else False
+        if found:
+            return True
+        if obj.cls.has_outside_base():
+            # the outside base may hold it (nn.Module's own attributes, what outside code sets):
+            # not known; what the tree registers is an attribute (rules/startup.toml stores)
+            return Unknown(f"hasattr({obj.cls.name}, {name!r})", {f"runtime:{obj.cls.name}.{name}"})
+        return False
     if isinstance(obj, ConfigView) and isinstance(name, str):
         return interp.world.config_has(obj, name)
     if isinstance(obj, ClassVal) and isinstance(name, str):

@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import Any
 
 from flagscan.evaluate.interp_base import Budget, Dead
-from flagscan.evaluate.interp_expr import _outside_base, model_value
+from flagscan.evaluate.interp_expr import model_value
 from flagscan.evaluate.state import OPEN, Chain, Event, State, join_states, join_values, same
 from flagscan.evaluate.values import (
     BoundMethod,
@@ -398,7 +398,7 @@ class CallsMixin:
             member = _enum_member(cls, given) if args else None
             return member if member is not None else Unknown(f"{cls.name}({args[0] if args else ''})")
         obj = self.new_obj(cls, state)
-        if _outside_base(cls):
+        if cls.has_outside_base():
             self.hand_over(obj, args, kwargs)   # the outside base's constructor may keep them (a NamedTuple)
         found, init = cls.lookup("__init__")
         if found and isinstance(init, FuncVal):
@@ -456,7 +456,7 @@ def _runs_code_on_construction(cls: ClassVal) -> bool:
     """Whether building an instance of `cls` runs analysed code or takes its arguments apart
     (an `__init__`/`__new__`/`__post_init__` of an analysed class, a dataclass, an enum, an
     exception), or the class has no outside base to build it."""
-    if cls.is_enum or cls.is_dataclass or _is_exception(cls) or not _outside_base(cls):
+    if cls.is_enum or cls.is_dataclass or _is_exception(cls) or not cls.has_outside_base():
         return True
     return any(c.is_dataclass or any(n in c.attrs for n in ("__init__", "__new__", "__post_init__"))
                for c in cls.mro())

@@ -94,7 +94,7 @@ class ExpressionsMixin:
             found, hook = base.cls.lookup("__getattr__")
             if found and isinstance(hook, FuncVal):
                 return self.call(BoundMethod(hook, base), [attr], {}, state, module)
-            if _outside_base(base.cls) and base.oid not in self.handed:
+            if base.cls.has_outside_base() and base.oid not in self.handed:
                 # neither the instance nor an analysed class has it: the outside base makes it
                 # (pynccl_wrapper.py's `ncclUniqueId(ctypes.Structure)`: `internal` from `_fields_`)
                 return OutsideAttr(f"{base.cls.name}.{attr}", base.oid)
@@ -536,11 +536,6 @@ def _objects(value: Unknown) -> bool:
     """One of a few known instances (or None): what an attribute of it can be is theirs."""
     return bool(value.options) and len(value.options) <= 8 and any(isinstance(o, Obj) for o in value.options) \
         and all(isinstance(o, Obj) or o is None for o in value.options)
-
-
-def _outside_base(cls: ClassVal) -> bool:
-    """Whether a class outside the tree (not `object`) is among the bases of `cls` or of its bases."""
-    return any(isinstance(b, External) and b.path != "builtins.object" for c in cls.mro() for b in c.bases)
 
 
 def _outside(value: Any) -> bool:

@@ -55,12 +55,12 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
 
     from flagscan.evaluate.startup.config_props import ConfigProperties
     from flagscan.evaluate.startup.joins import JoinNeeds
-    from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_calls, outside_self
+    from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_calls, outside_self, outside_stores
     from flagscan.evaluate.startup.serving import BatchAsserts, SettingReads
 
     class Interp(JoinNeeds, SurvivalTracking, GlobalWrites, BatchAsserts, SettingReads, ConfigProperties,
                  OutsideBaseMethods, _Resolver):
-        returns_self, calls = outside_self(srules), outside_calls(srules)
+        returns_self, calls, stores = outside_self(srules), outside_calls(srules), outside_stores(srules)
 
     run = run_entry(ModuleStore(root, cache_dir), inventory, given, world, rules, Interp)
     if run.problem is not None:
