@@ -367,6 +367,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
             found, fn = container.cls.lookup("__delitem__")
             if found:
                 self.call(BoundMethod(fn, container), [key], {}, state, module)
+            elif container.cls.has_outside_base():
+                pass   # the outside base's item delete: its contents, not an attribute
             else:
                 self.give_up(f"del of an item of a {container.cls.name} without __delitem__", module, line,
                              "the object")
@@ -416,6 +418,10 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
             found, fn = container.cls.lookup("__setitem__")
             if found:
                 self.call(BoundMethod(fn, container), [key, value], {}, state, module)
+            elif container.cls.has_outside_base():
+                # the outside base's item store (0.5.14 fp8.py `scale[:] = ...` on a torch Parameter
+                # subclass): its contents, not an attribute; what it keeps may be the model's
+                self.hand_over(container, [value], {})
             else:
                 self.give_up(f"item assignment on a {container.cls.name} without __setitem__", module, line,
                              "the object")

@@ -117,6 +117,14 @@ class CallsMixin:
         fn = self.deref(func, state)
         if isinstance(fn, BoundMethod):
             fn = fn.func
+        if isinstance(fn, ClassVal) and not fn.is_enum and not _is_exception(fn) and not fn.has_outside_base():
+            # a class of the tree built by its own `__init__` or as a dataclass (0.5.23
+            # watermarking/config.py `WatermarkServerConfig(**raw)`): the same binding
+            found, init = fn.lookup("__init__")
+            if found:
+                fn = init
+            elif fn.is_dataclass or any(c.is_dataclass for c in fn.mro()):
+                return True
         return isinstance(fn, FuncVal) and fn.qualname not in self.declare_functions \
             and fn.qualname not in self.world.sglang
 
@@ -410,11 +418,14 @@ class CallsMixin:
     def dataclass_init(self, cls: ClassVal, obj: Obj, args, kwargs, state: State, module: ModuleVal, line: int) -> None:
         rest = list(args)
         values: dict[str, Any] = {}
+        kw_rest = kwargs.get(_KW_REST)   # `**x`, x not known: a field may come from it or keep its default
         for name, spec in cls.dataclass_fields():
             if rest:
                 values[name] = rest.pop(0)
             elif name in kwargs:
                 values[name] = kwargs[name]
+            elif kw_rest is not None:
+                values[name] = Unknown(f"{kw_rest.value.why} (keyword {name}, or its default)", kw_rest.value.needs)
             else:
                 values[name] = self.spec_default(spec, state, f"{cls.name}.{name}")
         attrs = state.writable(obj.oid)

@@ -471,6 +471,10 @@ class ExpressionsMixin:
         a call of outside code, each element is what that call gives (0.5.16 memory_pool.py
         MHATokenToKVPool: `self.k_buffer = [torch.zeros(...) for _ in range(self.layer_num)]`).
         The element is computed on a copy of the path, with the loop variables not known."""
+        if kind == "dict":
+            # a new dict whose keys are not known (0.5.10 rotary_embedding/factory.py: `extra_kwargs
+            # = {k: v for k, v in rope_scaling.items() if ...}`, then `extra_kwargs["truncate"] = ...`)
+            return {OPEN: Unknown("an entry of a dict comprehension over values not known")}
         if kind != "list":
             return Unknown("comprehension over unknown")
         fresh = Fresh("comprehension over unknown")
