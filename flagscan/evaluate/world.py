@@ -142,7 +142,13 @@ class World:
 
     def env_contains(self, key: Any) -> Any:
         if isinstance(key, str) and key in self.env:
-            return self.env[key] is not None   # None: the code removed it
+            value = self.env[key]
+            if isinstance(value, Unknown):   # written or removed on some paths (interp._env_may_hold)
+                options = value.options
+                if options is not None and None not in options:
+                    return True
+                return Unknown(f"${key}", {f"env:{key}"})
+            return value is not None   # None: the code removed it
         return Unknown(f"${key}" if isinstance(key, str) else "environment variable",
                        {f"env:{key}"} if isinstance(key, str) else {"env"})
 

@@ -42,6 +42,29 @@ def main():
     assert interp.stops == []
 
 
+def test_arithmetic_python_refuses_is_a_type_error_on_an_assumed_path(tmp_path):
+    # 0.5.18 pool_configurator.py: `assert page_size % 128 == 0` with a page size the model holds
+    # as None (a runtime context publishes it): the program may raise TypeError, never certainly
+    value, interp = run(tmp_path, '''
+def rest(page_size):
+    try:
+        page_size % 128
+        return "went on"
+    except TypeError:
+        return "TypeError"
+
+def main():
+    page_size = None
+    assert page_size % 128 == 0
+    return rest(None), rest(256)
+''')
+    first, second = value
+    assert options(first) == {"TypeError", "went on"}   # both, neither certain
+    assert second == "went on"
+    assert interp.assumed_needs["NoneType % int raises TypeError"] == {"runtime:NoneType % int raises TypeError"}
+    assert interp.stops == []
+
+
 def test_an_ordering_with_an_operand_that_may_be_none_is_unknown(tmp_path):
     value, interp = run(tmp_path, '''
 import os

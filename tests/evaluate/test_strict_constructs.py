@@ -592,3 +592,85 @@ def main(other):
     assert known == [("v4", 2), ("v6", 10), ("v6", 3)]
     assert by_size == [("v6", 10), ("v6", 3), ("v4", 2)]
     assert options(mixed) is None and options(mixed_sorted) is None
+
+
+def test_dict_of_pairs_some_not_known_keeps_the_known_keys(tmp_path):
+    # 0.5.9 kimi_k25.py load_weights: `vision_state_dict = dict(vision_weights)`, a list of
+    # (name, weight) pairs some of which come from the checkpoint
+    value, interp = run(tmp_path, '''
+import os
+
+def main():
+    pairs = [("a", 1), os.environ.get("PAIR"), ("b", 2)]
+    d = dict(pairs)
+    return d["b"], d.get("a"), "c" in d
+''', env_open=True)
+    b, a, c = value
+    assert b == 2                          # set after the pair not known: certain
+    assert isinstance(a, Unknown)          # the unknown pair may have repeated "a"
+    assert isinstance(c, Unknown)
+    assert interp.stops == []
+
+
+def test_a_dict_comprehension_over_values_not_known_is_a_new_dict(tmp_path):
+    # 0.5.10 rotary_embedding/factory.py: `extra_kwargs = {k: v for k, v in rope_scaling.items()
+    # if ...}`, then `extra_kwargs["truncate"] = ...` and `Cls(**extra_kwargs)`
+    value, interp = run(tmp_path, '''
+def build(truncate=False, beta_fast=32):
+    return truncate, beta_fast
+
+def main(rope_scaling):
+    extra = {k: v for k, v in rope_scaling.items() if k in ("beta_fast", "beta_slow")}
+    extra["truncate"] = True
+    return extra["truncate"], build(**extra)
+''', args=(Unknown("rope_scaling"),))
+    truncate, (_built_truncate, beta_fast) = value
+    assert truncate is True
+    assert isinstance(beta_fast, Unknown)
+    assert interp.stops == []
+
+
+def test_a_dataclass_built_from_keywords_not_known(tmp_path):
+    # 0.5.23 sampling/watermarking/config.py: `return WatermarkServerConfig(**raw)`, raw read from a file
+    value, interp = run(tmp_path, '''
+from dataclasses import dataclass
+
+@dataclass
+class WatermarkServerConfig:
+    context_window: int = 4
+    enforce_all: bool = False
+
+class Plain:
+    def __init__(self, a, b=2):
+        self.a, self.b = a, b
+
+def main(raw):
+    config = WatermarkServerConfig(**raw)
+    plain = Plain(1, **raw)
+    return isinstance(config, WatermarkServerConfig), config.enforce_all, plain.a, plain.b
+''', args=(Unknown("raw"),))
+    is_config, enforce_all, a, b = value
+    assert is_config is True
+    assert isinstance(enforce_all, Unknown)   # from raw, or its default
+    assert a == 1 and isinstance(b, Unknown)
+    assert interp.stops == []
+
+
+def test_an_item_store_into_an_instance_of_an_outside_base_is_its_content(tmp_path):
+    # 0.5.14 fp8.py create_weights: `scale[:] = torch.finfo(torch.float32).min` on a
+    # BlockQuantScaleParameter (a torch Parameter subclass of the tree)
+    value, interp = run(tmp_path, '''
+import torch
+
+class BlockQuantScaleParameter(torch.nn.Parameter):
+    pass
+
+def main():
+    scale = BlockQuantScaleParameter(torch.empty(4))
+    scale.format_ue8m0 = False
+    scale[:] = torch.finfo(torch.float32).min
+    del scale[0]
+    return scale.format_ue8m0
+''')
+    assert value is False
+    assert interp.stops == []

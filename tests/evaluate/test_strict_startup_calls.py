@@ -16,7 +16,7 @@ from flagscan.evaluate.interp.base import Dead
 from flagscan.evaluate.interp.interpreter import Interpreter
 from flagscan.evaluate.interp.state import State
 from flagscan.evaluate.interp.values import Fresh, Maybe, ModuleVal, Unknown
-from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_calls, outside_self
+from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_calls, outside_self, outside_stores
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec
@@ -29,6 +29,7 @@ pytestmark = pytest.mark.usefixtures("strict")
 
 class _Startup(OutsideBaseMethods, Interpreter):
     returns_self, calls = outside_self(load("startup")), outside_calls(load("startup"))
+    stores = outside_stores(load("startup"))
 
 
 def _call(tmp_path: Path, source: str, function: str = "main", args: tuple = ()) -> Any:
@@ -413,3 +414,39 @@ def test_a_method_does_not_see_its_class_body_names(tmp_path) -> None:
     value, interp = run(tmp_path, FLAGS)
     assert value == ((["other"], ["lora_batch_layout", "other"]), 10)
     assert interp.stops == []
+
+
+REGISTERED = """
+import torch
+from torch import nn
+
+class Fp8LinearMethod:
+    def create_weights(self, layer):
+        layer.register_parameter("weight_scale_inv", nn.Parameter(torch.empty(4)))
+
+class Linear(nn.Module):
+    def __init__(self, quantized):
+        if quantized:
+            Fp8LinearMethod().create_weights(self)
+
+def main(quantized):
+    wo_a = Linear(quantized)
+    assert hasattr(wo_a, "weight_scale_inv")
+    return hasattr(wo_a, "weight_scale_inv"), hasattr(wo_a, "training"), hasattr(Fp8LinearMethod(), "x")
+"""
+
+
+def test_a_registered_parameter_is_an_attribute_and_hasattr_sees_it(tmp_path):
+    # 0.5.14 deepseek_v4.py `assert hasattr(self.wo_a, "weight_scale_inv")`, the parameter that
+    # fp8.py's create_weights registered: the assert holds, it is no certain startup crash
+    registered, training, plain = _call(tmp_path, REGISTERED, args=(True,))
+    assert registered is True
+    assert isinstance(training, Unknown)   # nn.Module's own attributes are torch's: not known
+    assert plain is False                  # a class of the tree alone: not there
+
+
+def test_hasattr_on_a_module_that_registered_nothing_is_not_known(tmp_path):
+    # never a certain False: the outside base may hold it
+    interp_value = _call(tmp_path, REGISTERED.replace("    assert hasattr(wo_a, \"weight_scale_inv\")\n", ""),
+                         args=(False,))
+    assert isinstance(interp_value[0], Unknown)

@@ -129,10 +129,15 @@ class GateEvaluator:
         """Three-valued truth of a guard test and, when unknown, what it needs."""
         kind = test[0] if isinstance(test, list) and test else None
         if kind == "bool":
-            results = [self.test(op, facts, scope, subject, line) for op in test[2]]
             want = test[1] == "or"   # the value that decides the chain
-            if any(t is want for t, _ in results):
-                return want, frozenset()
+            results = []
+            for op in test[2]:
+                # in Python's order: an operand after the deciding one is never evaluated
+                # (minimax_m3.py `router_gemv is not None and router_gemv_supported(...)`)
+                t, n = self.test(op, facts, scope, subject, line)
+                if t is want:
+                    return want, frozenset()
+                results.append((t, n))
             unknown = [n for t, n in results if t is None]
             if unknown:
                 return None, frozenset().union(*unknown)

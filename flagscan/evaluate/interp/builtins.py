@@ -84,6 +84,11 @@ def _pure(name: str, fn: Callable[..., Any]) -> Builtin:
                 return dict(args[0])
             if name in ("list", "tuple") and not isinstance(args[0], dict):
                 return list(args[0]) if name == "list" else tuple(args[0])
+        if name == "dict" and len(args) == 1 and not kwargs and isinstance(args[0], (list, tuple)) \
+                and any(isinstance(item, Unknown) and not isinstance(item, Maybe) for item in args[0]):
+            pairs = _dict_of_pairs(args[0])
+            if pairs is not None:
+                return pairs
         if name in _STRUCTURAL and args and all(isinstance(a, (list, tuple, range)) for a in args) and not kwargs:
             try:
                 result = fn(*args)
@@ -126,6 +131,27 @@ def _extreme(interp: InterpreterParts, state: State, module: ModuleVal, line: in
         if better:
             best = item
     return best
+
+
+def _dict_of_pairs(items: list[Any] | tuple[Any, ...]) -> dict[Any, Any] | None:
+    """`dict(pairs)` where some pairs are not known (0.5.9 kimi_k25.py `dict(vision_weights)`, a
+    list of (name, weight) built over the checkpoint): the known pairs' keys, in order, and any
+    other key (an unknown pair may also repeat a known key). None: an element Python refuses."""
+    from flagscan.evaluate.interp.state import open_dict
+
+    out: dict[Any, Any] = {}
+    for item in items:
+        inner = item.value if isinstance(item, Maybe) else item
+        if isinstance(inner, (list, tuple)) and len(inner) == 2 and not has_unknown(inner[0]):
+            try:
+                out[inner[0]] = Maybe(inner[1]) if isinstance(item, Maybe) else inner[1]
+            except TypeError:
+                return None
+        elif isinstance(inner, Unknown):
+            open_dict(out, Unknown("a pair of dict(...) not known", inner.needs), inner.needs)
+        else:
+            return None
+    return out
 
 
 def _open(value: Any) -> bool:
@@ -356,7 +382,13 @@ def _hasattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: di
         if name in state.attrs(obj.oid):
             return True
         found, _ = obj.cls.lookup(name)
-        return True if found else False
+        if found:
+            return True
+        if obj.cls.has_outside_base():
+            # the outside base may hold it (nn.Module's own attributes, what outside code sets):
+            # not known; what the tree registers is an attribute (rules/startup.toml stores)
+            return Unknown(f"hasattr({obj.cls.name}, {name!r})", {f"runtime:{obj.cls.name}.{name}"})
+        return False
     if isinstance(obj, ConfigView) and isinstance(name, str):
         return interp.world.config_has(obj, name)
     if isinstance(obj, ClassVal) and isinstance(name, str):

@@ -6,7 +6,7 @@ from dataclasses import replace
 from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.base import Budget, Dead
-from flagscan.evaluate.interp.expressions import _outside_base, model_value
+from flagscan.evaluate.interp.expressions import model_value
 from flagscan.evaluate.interp.state import OPEN, Chain, Event, State, join_states, join_values, same
 from flagscan.evaluate.interp.values import (
     BoundMethod,
@@ -123,6 +123,14 @@ class CallsMixin(InterpreterParts):
         fn = self.deref(func, state)
         if isinstance(fn, BoundMethod):
             fn = fn.func
+        if isinstance(fn, ClassVal) and not fn.is_enum and not _is_exception(fn) and not fn.has_outside_base():
+            # a class of the tree built by its own `__init__` or as a dataclass (0.5.23
+            # watermarking/config.py `WatermarkServerConfig(**raw)`): the same binding
+            found, init = fn.lookup("__init__")
+            if found:
+                fn = init
+            elif fn.is_dataclass or any(c.is_dataclass for c in fn.mro()):
+                return True
         return isinstance(fn, FuncVal) and fn.qualname not in self.declare_functions \
             and fn.qualname not in self.world.sglang
 
@@ -406,7 +414,7 @@ class CallsMixin(InterpreterParts):
             member = _enum_member(cls, given) if args else None
             return member if member is not None else Unknown(f"{cls.name}({args[0] if args else ''})")
         obj = self.new_obj(cls, state)
-        if _outside_base(cls):
+        if cls.has_outside_base():
             self.hand_over(obj, args, kwargs)   # the outside base's constructor may keep them (a NamedTuple)
         found, init = cls.lookup("__init__")
         if found and isinstance(init, FuncVal):
@@ -419,11 +427,14 @@ class CallsMixin(InterpreterParts):
                        module: ModuleVal, line: int) -> None:
         rest = list(args)
         values: dict[str, Any] = {}
+        kw_rest = kwargs.get(_KW_REST)   # `**x`, x not known: a field may come from it or keep its default
         for name, spec in cls.dataclass_fields():
             if rest:
                 values[name] = rest.pop(0)
             elif name in kwargs:
                 values[name] = kwargs[name]
+            elif kw_rest is not None:
+                values[name] = Unknown(f"{kw_rest.value.why} (keyword {name}, or its default)", kw_rest.value.needs)
             else:
                 values[name] = self.spec_default(spec, state, f"{cls.name}.{name}")
         attrs = state.writable(obj.oid)
@@ -465,7 +476,7 @@ def _runs_code_on_construction(cls: ClassVal) -> bool:
     """Whether building an instance of `cls` runs analysed code or takes its arguments apart
     (an `__init__`/`__new__`/`__post_init__` of an analysed class, a dataclass, an enum, an
     exception), or the class has no outside base to build it."""
-    if cls.is_enum or cls.is_dataclass or _is_exception(cls) or not _outside_base(cls):
+    if cls.is_enum or cls.is_dataclass or _is_exception(cls) or not cls.has_outside_base():
         return True
     return any(c.is_dataclass or any(n in c.attrs for n in ("__init__", "__new__", "__post_init__"))
                for c in cls.mro())

@@ -104,7 +104,7 @@ class ExpressionsMixin(InterpreterParts):
             found, hook = base.cls.lookup("__getattr__")
             if found and isinstance(hook, FuncVal):
                 return self.call(BoundMethod(hook, base), [attr], {}, state, module)
-            if _outside_base(base.cls) and base.oid not in self.handed:
+            if base.cls.has_outside_base() and base.oid not in self.handed:
                 # neither the instance nor an analysed class has it: the outside base makes it
                 # (pynccl_wrapper.py's `ncclUniqueId(ctypes.Structure)`: `internal` from `_fields_`)
                 return OutsideAttr(f"{base.cls.name}.{attr}", base.oid)
@@ -186,7 +186,12 @@ class ExpressionsMixin(InterpreterParts):
         if isinstance(base, BoundMethod) and attr == "__func__":
             return base.func
         if isinstance(base, LoggerVal):
-            return Builtin(f"logger.{attr}", _logger_method(attr))
+            written = self.external_writes.get(f"{base.path}.{attr}", _NOTHING)
+            if written is not _NOTHING:
+                return written
+            if attr in _LOGGER_METHODS:
+                return Builtin(f"logger.{attr}", _logger_method(attr))
+            return Unknown(f"{base.path}.{attr}", {f"runtime:{base.path}.{attr}"})
         if isinstance(base, PLAIN) or type(base).__name__ in ("Match", "Pattern"):
             return self.builtins_attr(base, attr)
         if isinstance(base, ExcVal) and attr == "args":
@@ -475,6 +480,10 @@ class ExpressionsMixin(InterpreterParts):
         a call of outside code, each element is what that call gives (0.5.16 memory_pool.py
         MHATokenToKVPool: `self.k_buffer = [torch.zeros(...) for _ in range(self.layer_num)]`).
         The element is computed on a copy of the path, with the loop variables not known."""
+        if kind == "dict":
+            # a new dict whose keys are not known (0.5.10 rotary_embedding/factory.py: `extra_kwargs
+            # = {k: v for k, v in rope_scaling.items() if ...}`, then `extra_kwargs["truncate"] = ...`)
+            return {OPEN: Unknown("an entry of a dict comprehension over values not known")}
         if kind != "list":
             return Unknown("comprehension over unknown")
         fresh = Fresh("comprehension over unknown")
@@ -542,11 +551,6 @@ def _objects(value: Unknown) -> bool:
     options = value.options
     return options is not None and 0 < len(options) <= 8 and any(isinstance(o, Obj) for o in options) \
         and all(isinstance(o, Obj) or o is None for o in options)
-
-
-def _outside_base(cls: ClassVal) -> bool:
-    """Whether a class outside the tree (not `object`) is among the bases of `cls` or of its bases."""
-    return any(isinstance(b, External) and b.path != "builtins.object" for c in cls.mro() for b in c.bases)
 
 
 def _outside(value: Any) -> bool:
@@ -653,6 +657,14 @@ def _bytes_literal(text: str) -> bytes | None:
     return value if isinstance(value, bytes) else None
 
 
+# logging.Logger's methods (Python's standard library); any other attribute is the logger's state
+_LOGGER_METHODS = frozenset({
+    "debug", "info", "warning", "warn", "error", "exception", "critical", "fatal", "log", "setLevel",
+    "isEnabledFor", "getEffectiveLevel", "getChild", "addHandler", "removeHandler", "hasHandlers",
+    "addFilter", "removeFilter", "filter", "handle", "findCaller", "makeRecord", "callHandlers",
+})
+
+
 def _logger_method(level: str) -> BuiltinFn:
     def log(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
             line: int) -> Any:
@@ -664,8 +676,16 @@ def _logger_method(level: str) -> BuiltinFn:
                 except (TypeError, ValueError):
                     pass
             interp.record(state, "log", module, line, level=level, message=message)
+        elif level in _LOGGER_ANSWERS:
+            # what the logger's configuration answers (`isEnabledFor(logging.DEBUG)`): not given
+            return Unknown(f"logger.{level}(...)", {f"runtime:logging.Logger.{level}"})
         return None
     return log
+
+
+# the Logger methods whose result is the logging configuration's answer, not None
+_LOGGER_ANSWERS = frozenset({"isEnabledFor", "getEffectiveLevel", "getChild", "hasHandlers", "filter",
+                             "findCaller", "makeRecord"})
 
 
 def _any_element(seq: list[Any] | tuple[Any, ...], index: Unknown, why: str) -> Any:

@@ -31,12 +31,14 @@ from flagscan.evaluate.interp.values import (
     ClassVal,
     ConfigView,
     EnumMember,
+    EnvView,
     ExcVal,
     External,
     Fresh,
     FuncVal,
     GeneratorVal,
     LazyImport,
+    LoggerVal,
     Maybe,
     ModuleVal,
     Obj,
@@ -362,11 +364,15 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
             found, fn = container.cls.lookup("__delitem__")
             if found:
                 self.call(BoundMethod(fn, container), [key], {}, state, module)
+            elif container.cls.has_outside_base():
+                pass   # the outside base's item delete: its contents, not an attribute
             else:
                 self.give_up(f"del of an item of a {container.cls.name} without __delitem__", module, line,
                              "the object")
         elif isinstance(container, Fresh):
             container.forget()
+        elif isinstance(container, EnvView):
+            _env_may_hold(container, key, None)   # None: removed
         elif not (isinstance(container, Outside) or (isinstance(container, Unknown) and container.needs)):
             self.give_up(f"del of an item of {getattr(container, 'why', type(container).__name__)}", module, line,
                          "what it may alias")
@@ -408,6 +414,10 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
             found, fn = container.cls.lookup("__setitem__")
             if found:
                 self.call(BoundMethod(fn, container), [key, value], {}, state, module)
+            elif container.cls.has_outside_base():
+                # the outside base's item store (0.5.14 fp8.py `scale[:] = ...` on a torch Parameter
+                # subclass): its contents, not an attribute; what it keeps may be the model's
+                self.hand_over(container, [value], {})
             else:
                 self.give_up(f"item assignment on a {container.cls.name} without __setitem__", module, line,
                              "the object")
@@ -420,6 +430,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                 self.external_writes[f"{container.path}[?]"] = value
         elif isinstance(container, Fresh):
             container.forget()   # a new list: no other object holds what is stored
+        elif isinstance(container, EnvView):
+            _env_may_hold(container, key, value)
         elif isinstance(container, Outside) or (isinstance(container, Unknown) and container.needs):
             pass  # outside code's object, or one that stands for a fact not given: not the model's
         elif isinstance(container, Unknown) and _candidates(container):
@@ -473,6 +485,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         elif isinstance(obj, ModuleVal):
             obj.globals[attr] = value
         elif isinstance(obj, External):
+            self.external_writes[f"{obj.path}.{attr}"] = value
+        elif isinstance(obj, LoggerVal):
+            # logging's object (kernel_api_logging.py `logger.propagate = False`): read back as written
             self.external_writes[f"{obj.path}.{attr}"] = value
         elif isinstance(obj, FuncVal):
             # `wrapper.__name__ = name` (SGLang's runtime_context.py): an attribute of the function object
@@ -595,3 +610,20 @@ def _hashable(key: Any) -> bool:
     except TypeError:
         return False
     return True
+
+
+def _env_may_hold(view: EnvView, key: Any, value: Any) -> None:
+    """`os.environ[key] = value` (None: `del`) with the environment open (0.5.10 environ.py's
+    `os.environ[new_name] = os.environ[old_name]` at import). The environment is one for every
+    path, so a variable given to the run holds its old value or the new one; a variable not
+    given is unknown already. A key not known may be any given variable."""
+    if isinstance(key, str):
+        keys = [key]
+    elif isinstance(key, Unknown) and key.options is not None:
+        keys = [k for k in key.options if isinstance(k, str)] if all(isinstance(k, str) for k in key.options) \
+            else list(view.data)
+    else:
+        keys = list(view.data)
+    for k in keys:
+        if k in view.data:
+            view.data[k] = join_values([view.data[k], value], f"${k}, written on some paths")

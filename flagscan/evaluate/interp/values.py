@@ -235,6 +235,10 @@ class ClassVal:
                         out.append(c)
         return out
 
+    def has_outside_base(self) -> bool:
+        """Whether a class outside the tree (not `object`) is among the bases of this class or of its bases."""
+        return any(isinstance(b, External) and b.path != "builtins.object" for c in self.mro() for b in c.bases)
+
     def lookup(self, name: str) -> tuple[bool, Any]:
         for cls in self.mro():
             if name in cls.attrs:
@@ -352,7 +356,13 @@ class Memo:
 
 @dataclass(eq=False)
 class LoggerVal:
+    """`logging.getLogger(name)`: its methods log; its other attributes are logging's state."""
+
     name: str
+
+    @property
+    def path(self) -> str:
+        return f"logging.getLogger({self.name!r})"
 
 
 @dataclass(eq=False)

@@ -33,6 +33,11 @@ def outside_bases(cls: ClassVal) -> list[str]:
     return out
 
 
+def outside_stores(rules: dict[str, Any]) -> dict[str, frozenset[str]]:
+    """{outside class path: the methods whose `m(name, value)` sets attribute `name`} from rules/startup.toml."""
+    return {r["base"]: frozenset(r.get("stores", ())) for r in rules.get("outside_base", [])}
+
+
 def outside_calls(rules: dict[str, Any]) -> dict[str, str]:
     """{outside class path: the method calling an instance runs} from rules/startup.toml."""
     return {r["base"]: r["call"] for r in rules.get("outside_base", []) if "call" in r}
@@ -53,6 +58,7 @@ class OutsideBaseMethods(_Combined):
 
     returns_self: ClassVar[dict[str, frozenset[str]]] = {}  # set per interpreter class from rules/startup.toml
     calls: ClassVar[dict[str, str]] = {}                    # likewise
+    stores: ClassVar[dict[str, frozenset[str]]] = {}        # likewise
 
     def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], state: State, module: ModuleVal,
              node: Any = None, line: int = 0) -> Any:
@@ -81,11 +87,14 @@ class OutsideBaseMethods(_Combined):
         return None
 
     def getattr(self, base: Any, attr: str, state: State, module: ModuleVal, node: Any = None) -> Any:
-        if self.returns_self and isinstance(base, Obj) and attr not in state.attrs(base.oid):
+        if (self.returns_self or self.stores) and isinstance(base, Obj) and attr not in state.attrs(base.oid):
             found, _ = base.cls.lookup(attr)
-            if not found and any(attr in self.returns_self.get(p, ()) for p in outside_bases(base.cls)):
-                obj = base
+            bases = outside_bases(base.cls) if not found else []
+            obj = base
+            if any(attr in self.returns_self.get(p, ()) for p in bases):
                 return Builtin(f"{base.cls.name}.{attr}", lambda _i, _s, _a, _k, _m, _l: obj)
+            if any(attr in self.stores.get(p, ()) for p in bases):
+                return Builtin(f"{base.cls.name}.{attr}", _store_attribute(obj))
         return super().getattr(base, attr, state, module, node)
 
     def delete_attr(self, obj: Any, attr: str, state: State, module: ModuleVal, line: int) -> None:
@@ -97,3 +106,17 @@ class OutsideBaseMethods(_Combined):
                 and outside_bases(obj.cls):
             return
         super().delete_attr(obj, attr, state, module, line)
+
+
+def _store_attribute(obj: Obj) -> Any:
+    """`obj.register_parameter(name, value)`: `obj.name` is `value` from now on (0.5.14
+    fp8.py Fp8LinearMethod.create_weights `layer.register_parameter("weight_scale_inv", ...)`,
+    which deepseek_v4.py then asserts with `hasattr(self.wo_a, "weight_scale_inv")`)."""
+    def store(interp: Any, state: Any, args: list[Any], kwargs: dict[str, Any], module: Any, line: int) -> None:
+        values = [*args, *kwargs.values()]
+        name = values[0] if values else None
+        if isinstance(name, str) and len(values) > 1:
+            interp.setattr(obj, name, values[1], state, module, line, raw=True)
+        interp.hand_over(obj, values, {})   # torch keeps what it is given (`modules()` gives it back)
+        return None
+    return store

@@ -54,10 +54,10 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
                                 dists=getattr(scenario, "packages", None)), Path(root), srules)
 
     from flagscan.evaluate.startup.interpreter import StartupInterpreter
-    from flagscan.evaluate.startup.outside import outside_calls, outside_self
+    from flagscan.evaluate.startup.outside import outside_calls, outside_self, outside_stores
 
     class Interp(StartupInterpreter):
-        returns_self, calls = outside_self(srules), outside_calls(srules)
+        returns_self, calls, stores = outside_self(srules), outside_calls(srules), outside_stores(srules)
 
     run = run_entry(ModuleStore(root, cache_dir), inventory, given, world, rules, Interp)
     if run.problem is not None:
