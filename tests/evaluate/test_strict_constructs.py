@@ -674,3 +674,60 @@ def main():
 ''')
     assert value is False
     assert interp.stops == []
+
+
+def test_dict_of_pairs_whose_keys_are_not_known(tmp_path):
+    # 0.5.9 kimi_k25.py: `vision_weights.append((name, loaded_weight))` with names from the
+    # checkpoint, on some paths, then `dict(vision_weights)`
+    value, interp = run(tmp_path, '''
+import os
+
+def main():
+    pairs = [("a", 1)]
+    if os.environ.get("MORE"):
+        pairs.append(("a", 3))
+    pairs.append((os.environ.get("NAME"), 2))
+    d = dict(pairs)
+    return d.get("a"), "b" in d
+''', env_open=True)
+    a, b = value
+    assert isinstance(a, Unknown) and isinstance(b, Unknown)
+    assert interp.stops == []
+
+
+def test_a_module_subclass_built_with_keywords_not_known(tmp_path):
+    # 0.5.10 rotary_embedding/factory.py: `YaRNScalingMRotaryEmbedding(head_size, ..., **extra_kwargs)`,
+    # an nn.Module subclass whose __init__ is the tree's
+    value, interp = run(tmp_path, '''
+import torch
+
+class YaRN(torch.nn.Module):
+    def __init__(self, head_size, truncate=True, beta_fast=32):
+        self.head_size, self.truncate = head_size, truncate
+
+def main(extra):
+    rope = YaRN(64, **extra)
+    return rope.head_size, rope.truncate
+''', args=(Unknown("extra_kwargs"),))
+    head_size, truncate = value
+    assert head_size == 64 and isinstance(truncate, Unknown)
+    assert interp.stops == []
+
+
+def test_a_msgspec_struct_built_with_keywords_not_known(tmp_path):
+    # 0.5.23 sampling/watermarking/config.py: `class WatermarkServerConfig(msgspec.Struct, ...)`,
+    # built by `WatermarkServerConfig(**raw)`
+    value, interp = run(tmp_path, '''
+import msgspec
+
+class WatermarkServerConfig(msgspec.Struct, frozen=True, kw_only=True):
+    key: str = None
+    context_window: int = 4
+
+def main(raw):
+    config = WatermarkServerConfig(**raw)
+    return isinstance(config, WatermarkServerConfig), config.context_window
+''', args=(Unknown("raw"),))
+    is_config, window = value
+    assert is_config is True and isinstance(window, Unknown)
+    assert interp.stops == []

@@ -85,7 +85,8 @@ def _pure(name: str, fn: Callable[..., Any]) -> Builtin:
             if name in ("list", "tuple") and not isinstance(args[0], dict):
                 return list(args[0]) if name == "list" else tuple(args[0])
         if name == "dict" and len(args) == 1 and not kwargs and isinstance(args[0], (list, tuple)) \
-                and any(isinstance(item, Unknown) and not isinstance(item, Maybe) for item in args[0]):
+                and any(isinstance(item, Unknown) or (isinstance(item, (list, tuple)) and item and has_unknown(item[0]))
+                        for item in args[0]):
             pairs = _dict_of_pairs(args[0])
             if pairs is not None:
                 return pairs
@@ -137,14 +138,19 @@ def _dict_of_pairs(items: list[Any] | tuple[Any, ...]) -> dict[Any, Any] | None:
     """`dict(pairs)` where some pairs are not known (0.5.9 kimi_k25.py `dict(vision_weights)`, a
     list of (name, weight) built over the checkpoint): the known pairs' keys, in order, and any
     other key (an unknown pair may also repeat a known key). None: an element Python refuses."""
-    from flagscan.evaluate.interp.state import open_dict
-
     out: dict[Any, Any] = {}
     for item in items:
         inner = item.value if isinstance(item, Maybe) else item
-        if isinstance(inner, (list, tuple)) and len(inner) == 2 and not has_unknown(inner[0]):
+        if isinstance(inner, (list, tuple)) and len(inner) == 2 and has_unknown(inner[0]):
+            open_dict(out, inner[1], frozenset(getattr(inner[0], "needs", ())))   # a key not known
+        elif isinstance(inner, (list, tuple)) and len(inner) == 2:
+            key, value = inner
             try:
-                out[inner[0]] = Maybe(inner[1]) if isinstance(item, Maybe) else inner[1]
+                if isinstance(item, Maybe) and key in out:   # on some paths only: old or new
+                    old = out[key]
+                    out[key] = join_values([old.value if isinstance(old, Maybe) else old, value], "dict(...)")
+                else:
+                    out[key] = Maybe(value) if isinstance(item, Maybe) else value
             except TypeError:
                 return None
         elif isinstance(inner, Unknown):

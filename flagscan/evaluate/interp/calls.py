@@ -123,9 +123,10 @@ class CallsMixin(InterpreterParts):
         fn = self.deref(func, state)
         if isinstance(fn, BoundMethod):
             fn = fn.func
-        if isinstance(fn, ClassVal) and not fn.is_enum and not _is_exception(fn) and not fn.has_outside_base():
-            # a class of the tree built by its own `__init__` or as a dataclass (0.5.23
-            # watermarking/config.py `WatermarkServerConfig(**raw)`): the same binding
+        if isinstance(fn, ClassVal) and not fn.is_enum and not _is_exception(fn):
+            # a class of the tree built by its own `__init__` or as a dataclass or msgspec Struct
+            # (0.5.23 watermarking/config.py `WatermarkServerConfig(**raw)`; 0.5.10 rotary_embedding/
+            # factory.py `YaRNScalingMRotaryEmbedding(..., **extra_kwargs)`): the same binding
             found, init = fn.lookup("__init__")
             if found:
                 fn = init
