@@ -45,12 +45,7 @@ CAUGHT = (
 GOOD_RELEASES = ("0.5.5", "0.5.6.post1", "0.5.10", "0.5.14", "0.5.20", "0.5.23")
 # Known-good deployments that flagscan still rejects for certain, with the cause: false alarms to fix.
 # Strict, so the test fails once the rejection is gone and the entry goes back to the plain check.
-FALSE_ALARMS = {
-    "dsv4-flash-b200-tp4-low-latency": (
-        "DeepseekV4 attention asserts hasattr(self.wo_a, 'weight_scale_inv') (deepseek_v4.py:444 in 0.5.14); "
-        "Fp8LinearMethod.create_weights sets it with nn.Module.register_parameter, which the interpreter does "
-        "not model, so the hasattr is taken as False on every path"),
-}
+FALSE_ALARMS: dict[str, str] = {}
 
 
 def _run(entry: dict, cache) -> dict | None:
