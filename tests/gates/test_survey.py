@@ -65,7 +65,10 @@ def agreement(version: str, cache: Path) -> tuple[int, int, list[str], list[str]
 
 @pytest.mark.real
 @pytest.mark.parametrize("version", ["0.5.10", "0.5.23"])
-def test_survey_agreement(version, real_cache_dir):
+def test_survey_agreement(version, real_cache_dir, monkeypatch):
+    # under FLAGSCAN_STRICT=1: the gates of every surveyed flag are followed without giving up
+    # anywhere (a give-up raises GaveUp), so the verdicts scored are the interpreter's own
+    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
     agree, total, wrong, wrong_dead = agreement(version, real_cache_dir)
     print(f"{version}: {agree}/{total} agree", *wrong, sep="\n  ")
     assert not wrong_dead   # a wrong NO_OP, or a read called dead that SGLang can reach
