@@ -19,6 +19,7 @@ import sys
 from collections.abc import Sequence
 from typing import Any
 
+from flagscan.extract.match import OPAQUE, desugar_match
 from flagscan.extract.names import absolute_module
 
 _BINOP = {
@@ -105,6 +106,8 @@ class Lowerer:
             handlers = [[self.expr(h.type) if h.type is not None else None, h.name, self.block(h.body)]
                         for h in node.handlers]
             return [["try", line, self.block(node.body), handlers, self.block(node.orelse), self.block(node.finalbody)]]
+        if isinstance(node, ast.Match):
+            return self.block(desugar_match(node))   # the `if` chain it runs (flagscan/extract/match.py)
         if isinstance(node, (ast.With, ast.AsyncWith)):
             items = [[self.expr(i.context_expr), self.target(i.optional_vars) if i.optional_vars else None]
                      for i in node.items]
@@ -238,6 +241,9 @@ class Lowerer:
         return ["a", self.expr(node.value), node.attr, node.lineno]
 
     def _Call(self, node: ast.Call) -> Any:
+        if isinstance(node.func, ast.Name) and node.func.id == OPAQUE and node.args \
+                and isinstance(node.args[0], ast.Constant):
+            return ["opaque", node.args[0].value]   # a match pattern not spelled out
         args = [["*", self.expr(a.value)] if isinstance(a, ast.Starred) else self.expr(a) for a in node.args]
         kwargs = [[k.arg if k.arg is not None else "**", self.expr(k.value)] for k in node.keywords]
         return ["call", self.expr(node.func), args, kwargs, node.lineno]

@@ -28,6 +28,8 @@ Expressions
     ["walrus", name, expr]
     ["yield", expr|None, line]       `yield x` (`yield from x` is "unk")
     ["unk", source_text]             not understood (ast.unparse text)
+    ["opaque", pattern_text]         a truth not known: a `match` pattern not spelled out
+                                     (flagscan/extract/match.py; `match` itself is an `if` chain)
 
 Statements
     ["assign", line, [target...], expr]   target: ["n"...] ["a"...] ["sub"...] ["tuple", [...]]

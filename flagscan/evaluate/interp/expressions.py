@@ -55,6 +55,11 @@ class ExpressionsMixin(InterpreterParts):
             return literal
         return self.give_up(f"an expression flagscan does not model ({node[1][:80]})", module, line)
 
+    def _e_opaque(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+        """A `match` pattern the lowering does not spell out (a sequence or mapping pattern):
+        whether it matches is not known, nor what it captures."""
+        return Unknown(f"case {node[1]}", {f"runtime:match case {node[1]}"})
+
     def _e_a(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         base = self.eval(node[1], state, module, line)
         return self.getattr(base, node[2], state, module, node)
