@@ -52,6 +52,10 @@ def test_world_meanings_are_known() -> None:
              "package.version", "version.parse"}
     for meaning in meanings:
         assert meaning in plain or meaning.startswith(prefixes), meaning
+    # attribute values: a constant, a GPU fact, another name of one object, or what an outside
+    # base gives each class built on it
+    for path, meaning in data["values"].items():
+        assert meaning == "class.field_names" or meaning.startswith(("const:", "gpu.", "same:")), (path, meaning)
 
 
 def test_cli_and_resolution_entries() -> None:

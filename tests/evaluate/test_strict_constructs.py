@@ -731,3 +731,22 @@ def main(raw):
     is_config, window = value
     assert is_config is True and isinstance(window, Unknown)
     assert interp.stops == []
+
+
+def test_a_msgspec_structs_field_names(tmp_path):
+    # 0.5.23 arg_groups/serving_hook.py: `{f"watermark_{field}": getattr(config, field) for field in
+    # config.__struct_fields__ if getattr(config, field) is not None}` (rules/world.toml [values])
+    value, interp = run(tmp_path, '''
+import msgspec
+
+class WatermarkServerConfig(msgspec.Struct, frozen=True, kw_only=True):
+    key: str = None
+    context_window: int = 4
+
+def main():
+    config = WatermarkServerConfig(context_window=8)
+    return config.__struct_fields__, {f"watermark_{f}": getattr(config, f) for f in config.__struct_fields__
+                                      if getattr(config, f) is not None}
+''')
+    assert value == (("key", "context_window"), {"watermark_context_window": 8})
+    assert interp.stops == []

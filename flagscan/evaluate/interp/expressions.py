@@ -55,6 +55,16 @@ class ExpressionsMixin(InterpreterParts):
             return literal
         return self.give_up(f"an expression flagscan does not model ({node[1][:80]})", module, line)
 
+    def _outside_class_value(self, cls: ClassVal, attr: str) -> Any:
+        """An attribute an outside base gives every class built on it, as rules/world.toml
+        [values] describes it (`msgspec.Struct.__struct_fields__`: the field names, in order;
+        0.5.23 watermarking/config.py iterates them). _NOTHING: not described."""
+        for c in cls.mro():
+            for b in c.bases:
+                if isinstance(b, External) and self.world.values.get(f"{b.path}.{attr}") == "class.field_names":
+                    return tuple(name for name, _spec in cls.dataclass_fields())
+        return _NOTHING
+
     def _e_opaque(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         """A `match` pattern the lowering does not spell out (a sequence or mapping pattern):
         whether it matches is not known, nor what it captures."""
@@ -109,6 +119,9 @@ class ExpressionsMixin(InterpreterParts):
             found, hook = base.cls.lookup("__getattr__")
             if found and isinstance(hook, FuncVal):
                 return self.call(BoundMethod(hook, base), [attr], {}, state, module)
+            given = self._outside_class_value(base.cls, attr)
+            if given is not _NOTHING:
+                return given
             if base.cls.has_outside_base() and base.oid not in self.handed:
                 # neither the instance nor an analysed class has it: the outside base makes it
                 # (pynccl_wrapper.py's `ncclUniqueId(ctypes.Structure)`: `internal` from `_fields_`)
