@@ -750,3 +750,21 @@ def main():
 ''')
     assert value == (("key", "context_window"), {"watermark_context_window": 8})
     assert interp.stops == []
+
+
+def test_hasattr_on_a_msgspec_struct_is_its_fields_and_class(tmp_path):
+    # 0.5.20+ ServerArgs is a msgspec Struct: `getattr(self, "_resolution_finished", False)` is
+    # False until the resolution sets it, never a truth not known (which would make every
+    # rejection of the resolution a possible one)
+    value, interp = run(tmp_path, '''
+import msgspec
+
+class ServerArgs(msgspec.Struct):
+    tp_size: int = 1
+
+def main():
+    args = ServerArgs()
+    return hasattr(args, "tp_size"), hasattr(args, "_resolution_finished"), getattr(args, "_failed", False)
+''')
+    assert value == (True, False, False)
+    assert interp.stops == []

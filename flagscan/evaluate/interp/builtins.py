@@ -390,7 +390,7 @@ def _hasattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: di
         found, _ = obj.cls.lookup(name)
         if found:
             return True
-        if obj.cls.has_outside_base():
+        if interp.outside_may_hold(obj, name):
             # the outside base may hold it (nn.Module's own attributes, what outside code sets):
             # not known; what the tree registers is an attribute (rules/startup.toml stores)
             return Unknown(f"hasattr({obj.cls.name}, {name!r})", {f"runtime:{obj.cls.name}.{name}"})

@@ -394,6 +394,13 @@ class CallsMixin(InterpreterParts):
                 Unknown(f"{kw_rest.value.why} (in **{star_kw})", kw_rest.value.needs)
         return local
 
+    def outside_may_hold(self, obj: Obj, name: str) -> bool:
+        """Whether `obj`'s outside base may hold attribute `name` though no analysed class and
+        not the instance has it (`hasattr` is then not known). Not here: an outside base's
+        attributes are its class's (a msgspec Struct's fields are its own); the startup
+        interpreter says otherwise for the bases rules/startup.toml [[outside_base]] lists."""
+        return False
+
     def hand_over(self, obj: Obj, args: list[Any], kwargs: dict[str, Any]) -> None:
         """`obj`'s outside base is given `args`: what it keeps of them, an attribute the outside base
         makes may give back, so when they may be the model's objects, its attributes are not taken

@@ -97,6 +97,12 @@ class OutsideBaseMethods(_Combined):
                 return Builtin(f"{base.cls.name}.{attr}", _store_attribute(obj))
         return super().getattr(base, attr, state, module, node)
 
+    def outside_may_hold(self, obj: Obj, name: str) -> bool:
+        """A torch module (an outside base rules/startup.toml [[outside_base]] lists) holds
+        attributes of its own (`training`, parameters outside code registers)."""
+        listed = self.returns_self.keys() | self.stores.keys() | self.calls.keys()
+        return any(p in listed for p in outside_bases(obj.cls))
+
     def delete_attr(self, obj: Any, attr: str, state: State, module: ModuleVal, line: int) -> None:
         # nn.Module keeps parameters in its own tables (register_parameter), not as plain
         # attributes: 0.5.10 DeepseekV3ForCausalLM.set_embed_and_head runs
