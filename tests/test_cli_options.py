@@ -13,7 +13,6 @@ import pytest
 from click.testing import CliRunner
 
 from flagscan.cli import main
-from flagscan.lint.gates_port import gates_module
 
 ROOT = Path(__file__).resolve().parents[1]
 TREE = ROOT / "fixtures" / "trees" / "lint"
@@ -101,7 +100,6 @@ def test_lint_takes_a_gpu_list_and_says_where_each_finding_holds(cache, unit) ->
     assert single["hardware"]["table_entry"] == "h200"
 
 
-@pytest.mark.skipif(gates_module() is None, reason="the gates stage is part of this tree; without it FS201 cannot run")
 def test_lint_fix_with_a_gpu_list_removes_only_what_is_a_no_op_on_every_gpu(cache, tmp_path) -> None:
     path = tmp_path / "a.cmd"
     path.write_text("--model-path m --enable-allreduce-fusion --tp-size 2\n")

@@ -97,7 +97,6 @@ def run(req: Request, opts: Options) -> int:
     from flagscan.config import ConfigError, load_config
     from flagscan.lint import LintOptions, Selection, SelectionError, Target, Upgrade, all_rules, lint_files, summary
     from flagscan.lint.fix import unified
-    from flagscan.lint.gates_port import gates_module
     from flagscan.lint.select import check_prefixes
     from flagscan.report import github, lint_json, lint_text, sarif
 
@@ -158,7 +157,7 @@ def run(req: Request, opts: Options) -> int:
         if fixing:
             results = fix_merged(results, labels, [label for label, _p in gpus], rev.inventory, req.kind)
     notes = list(dict.fromkeys(n for r in results for c in r.commands for n in c.notes))
-    gates = "analysed" if gates_module() is not None and profile is not None else "not analysed"
+    gates = "analysed" if profile is not None else "not analysed"
     if fixing:
         return _fix(results, req, say, unified)
     shown = results

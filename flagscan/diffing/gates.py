@@ -1,8 +1,8 @@
 """diffing: the extension point for hardware-gate changes between revisions (flagscan.evaluate.gates).
 
 For every GPU asked about, each flag's runtime verdict (EFFECTIVE, NO_OP, ...) at
-both revisions, compared. Returns None while the gate analysis is not available, so
-reports say "gates: not analysed" instead of an empty list that reads as "no change".
+both revisions, compared. Returns None without a GPU, so reports say "gates: not
+analysed" instead of an empty list that reads as "no change".
 """
 
 from __future__ import annotations
@@ -11,12 +11,12 @@ from collections.abc import Sequence
 from typing import Any
 
 from flagscan.diffing.model import GateChanges
-from flagscan.lint.gates_port import gates_module, verdicts
+from flagscan.lint.gates_port import verdicts
 
 
 def diff_gates(old: Any, new: Any, gpus: Sequence[Any]) -> GateChanges | None:
     """`old`/`new`: flagscan.lint.Target; `gpus`: GpuProfiles."""
-    if gates_module() is None or not gpus:
+    if not gpus:
         return None
     added, removed, changed = [], [], []
     for gpu in gpus:

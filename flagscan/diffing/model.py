@@ -78,7 +78,7 @@ class DiffReport:
     effects: EffectChanges
     gates: GateChanges | None
     units: tuple[UnitChange, ...] = field(default=())
-    gates_reason: str = "the gate analysis is not available"
+    gates_reason: str = "no --gpu given"
 
     def to_json(self) -> dict[str, Any]:
         return {"old": self.old, "new": self.new, "flags": self.flags.to_json(), "effects": self.effects.to_json(),

@@ -152,13 +152,13 @@ class Context:
 
     @property
     def gates(self) -> dict[str, GateVerdict] | None:
-        """Per-flag runtime verdicts from flagscan.evaluate.gates, or None while that stage is absent."""
+        """Per-flag runtime verdicts from flagscan.evaluate.gates, or None without a GPU to analyse for."""
         if not self._gates_done:
             from flagscan.lint.gates_port import flag_verdicts
 
             self._gates, self._gates_done = flag_verdicts(self), True
             if self._gates is None:
-                self.notes.append("gates: not analysed (flagscan.evaluate.gates is not available)")
+                self.notes.append("gates: not analysed (no --gpu given)")
         return self._gates
 
     @property

@@ -1,9 +1,8 @@
 """lint: the extension point where runtime gate verdicts (NO_OP and friends) plug into lint and diff.
 
 The verdicts come from the gate analysis (`flagscan.evaluate.gates.run.evaluate_gpu`
-over the read facts of `flagscan.extract.reads.load_reads`), a stage written
-separately. While it is not importable `gates_module()` is None and every caller
-reports "gates: not analysed" — never "no no-ops". Its records (FlagVerdict with a
+over the read facts of `flagscan.extract.reads.load_reads`); it is part of flagscan, so a
+failure to import it is flagscan's defect and fails loudly, never "not analysed". Its records (FlagVerdict with a
 Status, reads and the guards that decide them) are adapted here, in one place, to
 GateVerdict: status, certainty, evidence as SGLang locations with source text.
 """
@@ -28,14 +27,11 @@ class GateVerdict:
     evidence: tuple[Evidence, ...]
 
 
-def gates_module() -> Any | None:
-    """The gate analysis entry module, or None while it is not available."""
-    try:
-        module = importlib.import_module("flagscan.evaluate.gates.run")
-        importlib.import_module("flagscan.extract.reads")
-    except ImportError:
-        return None
-    return module if callable(getattr(module, ENTRY, None)) else None
+def gates_module() -> Any:
+    """The gate analysis entry module (imported on first use: a warm run that reads cached
+    verdicts does not load the interpreter)."""
+    importlib.import_module("flagscan.extract.reads")
+    return importlib.import_module("flagscan.evaluate.gates.run")
 
 
 def _field(obj: Any, name: str, default: Any = None) -> Any:
@@ -62,8 +58,6 @@ def verdicts(root: Any, cache_dir: Any, inventory: Any, gpu: Any, *, values: dic
 
     Cached per (engine, tree, flags, resolved settings and env, GPU, model): flagscan.evaluate.gates.cache."""
     module = gates_module()
-    if module is None:
-        return None
     from flagscan.evaluate.gates.cache import cached_value, gates_key
 
     settings = module.runtime_settings(resolution) if resolution is not None else None
@@ -112,7 +106,7 @@ def _evaluate(module: Any, root: Any, cache_dir: Any, inventory: Any, gpu: Any, 
 
 def flag_verdicts(ctx: Any) -> dict[str, GateVerdict] | None:
     """Verdicts for the flags of one command on its scenario's GPU, or None (not analysed)."""
-    if gates_module() is None or ctx.scenario is None:
+    if ctx.scenario is None:
         return None
     values = {dest: v.value for dest, v in ctx.parsed.values.items()}
     return verdicts(ctx.target.root, ctx.target.cache_dir, ctx.inventory, ctx.scenario.gpu, values=values,

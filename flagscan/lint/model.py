@@ -31,8 +31,7 @@ class Example:
     are, as ``"line:column"`` of the one-line command file (1-based; every INVALID
     example says). `fixed` is the command after `--fix` (Fixit's expected_replacement;
     every INVALID example of a fixable rule says, the command itself when nothing is
-    rewritten). `pending` says why the example cannot run yet; such an example is
-    collected and skipped, never faked.
+    rewritten).
     """
 
     command: str
@@ -41,7 +40,6 @@ class Example:
     model: str | None = None
     expect: tuple[str, ...] = ()
     upgrade_to: str | None = None
-    pending: str | None = None
     at: tuple[str, ...] = ()
     fixed: str | None = None
 

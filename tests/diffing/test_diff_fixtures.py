@@ -121,11 +121,7 @@ def test_unknown_revision_exit_2(tmp_path) -> None:
     assert result.exit_code == 2 and "Traceback" not in result.output
 
 
-def test_gate_changes_per_gpu_when_the_gate_analysis_is_available(tmp_path) -> None:
-    from flagscan.lint.gates_port import gates_module
-
-    if gates_module() is None:
-        pytest.skip("the gate analysis is not available")
+def test_gate_changes_per_gpu(tmp_path) -> None:
     doc = json.loads(_cli(tmp_path, "--gpu", "rtx-pro-6000", "--format", "json").stdout)
     assert doc["gates"]["analysed"] is True
     assert {"gpu": "rtx-pro-6000", "dest": "enable_allreduce_fusion", "old": "NO_OP", "new": "UNREAD"}.items() <= \

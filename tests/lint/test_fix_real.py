@@ -10,7 +10,6 @@ from click.testing import CliRunner
 
 from flagscan.cli import main
 from flagscan.inputs import read_launch_file
-from flagscan.lint.gates_port import gates_module
 from tests.lint.helpers import MODELS, UNITS
 
 pytestmark = pytest.mark.real
@@ -27,7 +26,6 @@ def _quoted_unit(tmp_path):
     return path
 
 
-@pytest.mark.skipif(gates_module() is None, reason="FS201 needs the gates stage of this tree")
 def test_fix_on_quoted_flags_reads_back_as_the_old_argv_minus_the_no_ops(tmp_path, real_cache_dir) -> None:
     path = _quoted_unit(tmp_path)
     assert '"--enable-flashinfer-allreduce-fusion" \\' in path.read_text()

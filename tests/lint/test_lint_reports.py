@@ -92,4 +92,4 @@ def test_json_is_emitted_when_clean(fixture_cache, tmp_path) -> None:
     assert result.exit_code == 0, result.output
     payload = json.loads(result.stdout)
     assert payload["diagnostics"] == [] and payload["summary"]["files"] == 1
-    assert payload["gates"] == "not analysed" or payload["gates"] == "analysed"
+    assert payload["gates"] == "analysed"   # --gpu h200: the gates were analysed, and nothing found

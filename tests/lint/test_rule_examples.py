@@ -7,10 +7,7 @@ from __future__ import annotations
 import pytest
 
 from flagscan.lint import all_rules, by_code
-from flagscan.lint.gates_port import gates_module
 from tests.lint.helpers import run_example
-
-_STAGES = {"gates": lambda: gates_module() is not None}
 
 
 def _cases():
@@ -30,8 +27,6 @@ def declared_mismatches(diagnostics) -> list[tuple[str, str, str | None]]:
 
 @pytest.mark.parametrize(("rule", "kind", "example"), list(_cases()))
 def test_rule_example(rule, kind, example, tmp_path, fixture_cache, real_cache_dir) -> None:
-    if example.pending and not _STAGES[example.pending]():
-        pytest.skip(f"pending: flagscan.evaluate.{example.pending} is not available yet")
     cache = real_cache_dir if example.real else fixture_cache
     result = run_example(example, tmp_path, cache, fix=rule.fixable)
     codes = {d.code for d in result.diagnostics}

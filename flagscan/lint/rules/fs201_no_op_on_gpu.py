@@ -6,7 +6,7 @@ flag the command gives and reports those that are `NO_OP` with certainty: every
 runtime read of the setting sits behind a condition that is false on this GPU (or
 with these settings), e.g. `apply_flashinfer_allreduce_fusion()` starting with
 `(_is_sm90_supported or _is_sm100_supported)` on SM120. Evidence: each read with
-its condition. `--fix` removes the flag. Until the gate analysis is available
+its condition. `--fix` removes the flag. Without a GPU (`--gpu`, or one detected)
 the rule reports nothing, and the run says "gates: not analysed".
 
 ## Why is this bad?
@@ -35,12 +35,12 @@ MESSAGE = "{option} has no effect on {gpu} ({sm}): every read of {dest} is gated
 NEEDS = ("resolution", "gates")
 FIXABLE = True
 
-VALID = (Example("--model-path m --enable-allreduce-fusion", gpu="h200", pending="gates"),)
+VALID = (Example("--model-path m --enable-allreduce-fusion", gpu="h200"),)
 INVALID = (
-    Example("--model-path m --enable-allreduce-fusion", gpu="rtx-pro-6000", expect=("FS201",), pending="gates",
+    Example("--model-path m --enable-allreduce-fusion", gpu="rtx-pro-6000", expect=("FS201",),
             at=("1:16",), fixed="--model-path m"),
     Example("--model-path m --tp 4 --enable-flashinfer-allreduce-fusion --mem-fraction-static 0.85",
-            gpu="rtx-pro-6000", sglang="0.5.10", expect=("FS201",), pending="gates", at=("1:23",),
+            gpu="rtx-pro-6000", sglang="0.5.10", expect=("FS201",), at=("1:23",),
             fixed="--model-path m --tp 4 --mem-fraction-static 0.85"),
 )
 
