@@ -24,6 +24,20 @@ CASES = {
                           "--mamba-scheduler-strategy", "extra_buffer"),
     "hybrid-gdn-triton-0.5.8": ("0.5.8", "--gpu", "rtx-5090", "--model-config", f"{MODELS}/qwen3-next-80b-a3b", "--",
                                 "--model-path", "Qwen/Qwen3-Next-80B-A3B-Instruct", "--attention-backend", "triton"),
+    # incidents of tests/data/startup (the commands bench/startup_incidents.py builds): the Kimi
+    # loader's dict(pairs), the YaRN rotary built with **kwargs, the EAGLE3 draft worker
+    "kimi-k2.5-pp-0.5.9": ("0.5.9", "--gpu", "h200", "--gpu-count", "8", "--model-arch",
+                           "KimiK25ForConditionalGeneration", "--", "--model-path", "moonshotai/Kimi-K2.5", "--tp", "8",
+                           "--pp-size", "2", "--trust-remote-code"),
+    "kimi-k2.6-eagle3-0.5.10": ("0.5.10", "--gpu", "sm103", "--gpu-count", "4", "--gpu-name", "NVIDIA GB300",
+                                "--model-arch", "KimiK25ForConditionalGeneration", "--env", "SGLANG_ENABLE_SPEC_V2=1",
+                                "--", "--model-path", "moonshotai/Kimi-K2.6", "--tensor-parallel-size", "4",
+                                "--reasoning-parser", "kimi_k2", "--tool-call-parser", "kimi_k2", "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path",
+                                "lightseekorg/kimi-k2.6-eagle3", "--speculative-num-steps", "3",
+                                "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
+                                "--trust-remote-code"),
+    "mllama-0.5.10": ("0.5.10", "--gpu", "h100", "--model-arch", "MllamaForConditionalGeneration", "--",
+                      "--model-path", "meta-llama/Llama-3.2-11B-Vision-Instruct"),
 }
 
 
