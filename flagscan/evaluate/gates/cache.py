@@ -15,14 +15,13 @@ from __future__ import annotations
 
 import hashlib
 import json
-import os
 import pickle
-import tempfile
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from flagscan.evaluate.interp.values import Unknown
+from flagscan.extract.cache import write_bytes
 
 if TYPE_CHECKING:
     from flagscan.evaluate.world import ModelFacts
@@ -71,7 +70,7 @@ def cached_json(cache_dir: Path | None, key: str, build: Callable[[], Any] | Non
         return None
     payload = json.loads(json.dumps(build(), default=str))
     if path is not None:
-        _write(path, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
+        write_bytes(path, json.dumps(payload, separators=(",", ":")).encode("utf-8"))
     return payload
 
 
@@ -89,7 +88,7 @@ def cached_value(cache_dir: Path | None, kind: str, key: str, build: Callable[[]
     value = build()
     if path is not None and value is not None:
         try:
-            _write(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
+            write_bytes(path, pickle.dumps(value, protocol=pickle.HIGHEST_PROTOCOL))
         except (pickle.PicklingError, TypeError, AttributeError, RecursionError):
             pass  # a value pickle cannot hold is simply not cached
     if value is not None:
@@ -120,15 +119,3 @@ def _read_pickle(path: Path | None) -> Any:
             return pickle.load(fh)
     except (OSError, EOFError, pickle.UnpicklingError, AttributeError, ImportError, TypeError, ValueError):
         return None  # written by another flagscan or cut short: computed again
-
-
-def _write(path: Path, data: bytes) -> None:
-    """Whole or not at all (temp file + rename), so concurrent runs never read half a record."""
-    try:
-        path.parent.mkdir(parents=True, exist_ok=True)
-        fd, tmp = tempfile.mkstemp(dir=path.parent, suffix=".tmp")
-        with os.fdopen(fd, "wb") as fh:
-            fh.write(data)
-        os.replace(tmp, path)
-    except OSError:
-        pass  # a read-only cache only costs speed
