@@ -164,3 +164,21 @@ def test_fs305_and_fs306_say_many_serving_failures_once_with_their_count() -> No
     # a startup-phase raise is FS303/FS304's, not FS305's or FS306's
     startup = StartupRaise("sglang/srt/c.py:1", "f", "RuntimeError", "m", "", True, (), "TP worker", "startup")
     assert fs305.check(ctx([startup])) == [] and fs306.check(ctx([startup])) == []
+
+
+@pytest.mark.gives_up
+def test_resolve_names_each_place_the_startup_code_was_not_followed(cache, tmp_path) -> None:
+    # a count alone ("1 place(s) not followed") left the user to guess where the analysis stopped
+    root = tmp_path / "stopping"
+    shutil.copytree(ROOT / TREE, root)
+    runner = root / "sglang/srt/model_executor/model_runner.py"
+    runner.write_text(runner.read_text().replace(
+        "        self.gpu_id = gpu_id\n",
+        "        self.gpu_id = gpu_id\n        holder = (lambda: 1)\n        holder.attr = 2\n"))
+    line = next(i for i, text in enumerate(runner.read_text().splitlines(), 1) if "holder.attr = 2" in text)
+    args = ("resolve", "--gpu", "h200", "--model-config", str(ROOT / LLAMA))
+    _code, doc = _run(cache, *args, "--format", "json", "--", "--model-path", "m", tree=str(root))
+    (place,) = doc["startup"]["not_followed"]
+    assert place.startswith(f"analysis stopped at sglang/srt/model_executor/model_runner.py:{line}: attribute write")
+    text = CliRunner().invoke(main, ["--sglang", str(root), "--cache-dir", str(cache), "-q", *args, "--", "--model-path", "m"])
+    assert f"model_runner.py:{line}" in text.stdout

@@ -34,7 +34,7 @@ def merge_json(payload: dict[str, Any], startup: StartupResult | None) -> dict[s
 def status(startup: StartupResult) -> dict[str, Any]:
     return {"analysed": True, "reached": startup.reached, "completed": startup.completed,
             "stopped": list(startup.stopped), "run_dependent_raises": startup.run_dependent,
-            "not_followed": len(startup.not_followed), "steps": startup.steps,
+            "not_followed": sorted(startup.not_followed), "steps": startup.steps,
             "serving": {"methods": 0, "steps": 0, "exhausted": [], "not_built": [], **startup.serving}}
 
 
@@ -62,6 +62,7 @@ def render(startup: StartupResult | None) -> list[str]:
     followed = "followed to the end" if startup.completed else "ends in a raise on every path"
     lines.append(f"  startup: {followed}; {startup.run_dependent} raise(s) depend on the run, not the configuration;"
                  f" {len(startup.not_followed)} place(s) not followed")
+    lines.extend(f"      {place}" for place in sorted(startup.not_followed))
     served = startup.serving
     if served:
         spent = f"; step budget spent in {', '.join(served['exhausted'])}" if served.get("exhausted") else ""

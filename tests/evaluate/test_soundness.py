@@ -127,3 +127,20 @@ def main():
     return 1 if os.environ.get("X") else 2
 ''', **ENV)
     assert options(value) == {1, 2} and interp.stops == []
+
+
+def test_a_new_list_made_on_each_side_of_a_branch_is_still_a_new_list(tmp_path):
+    # 0.5.23 memory_pool.py: `self.k_buffer` is a comprehension over values not known on either
+    # side of a branch; after the join a store into it reached "a value not known" and gave up
+    value, interp = run(tmp_path, '''
+import os
+def main():
+    if os.environ.get("A"):
+        bufs = [b for b in os.environ.get("X")]
+    else:
+        bufs = [b for b in os.environ.get("Y")]
+    bufs[0] = 1
+    return bufs
+''', **ENV)
+    assert not interp.stops
+    assert isinstance(value, Unknown) and value.options is None

@@ -61,6 +61,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         self.store = store
         self.world = world  # hardware, env, model, primitives
         self.modules: dict[str, ModuleVal] = {}
+        # The heap objects each module's import made, as the import left them (import_module).
+        self.imported: dict[str, dict[int, dict[str, Any]]] = {}
         self.builtins = builtins.table(self)
         self.max_depth = max_depth
         self.depth = 0
@@ -168,18 +170,34 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
 
     # -- modules ----------------------------------------------------------------
     def import_module(self, name: str, state: State) -> Any:
-        if name in self.modules:
-            return self.modules[name]
+        module = self.modules.get(name)
+        if module is not None:
+            made = self.imported.get(name)
+            if made and next(iter(made)) not in state.heap:
+                # a path forked before the module was first imported, on another path: Python
+                # would run the module body here and make the same objects, so this path gets
+                # them as the import left them (the `dumper` singleton of debug_utils/dumper.py
+                # read on the else-side of a branch whose if-side imported it)
+                for oid, attrs in made.items():
+                    state.heap.setdefault(oid, attrs)
+            return module
         ir = self.store.get(name)
         if ir is None:
             return External(name)
         module = ModuleVal(name, {"__name__": name}, ir.get("path", ""))
         self.modules[name] = module
+        first = self.next_oid
         sub = State(state.heap, {}, (), (), state.chain, state.owned, [], "<module>", set(), state.modified, state.outer)
         self._exec_module_body(module, ir["body"], sub)
         state.heap, state.chain, state.owned, state.modified = sub.heap, sub.chain, sub.owned, sub.modified
         state.outer = sub.outer
         module.executed = True
+        made = {oid: state.heap[oid] for oid in range(first, self.next_oid) if oid in state.heap}
+        if made:
+            self.imported[name] = made
+            # the objects are now shared with the paths that import the module later: as after a
+            # fork, this path copies a heap dict or container before it writes to it
+            state.owned, state.owned_values = set(), set()
         return module
 
     def _exec_module_body(self, module: ModuleVal, body: list[Any], state: State) -> None:

@@ -33,6 +33,7 @@ class InterpreterParts(Protocol):
     store: ModuleStore
     world: World
     modules: dict[str, ModuleVal]
+    imported: dict[str, dict[int, dict[str, Any]]]
     builtins: dict[str, Any]
     declarations: dict[str, Any]
     declare_functions: set[str]

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from flagscan.evaluate.interp.values import Maybe, Unknown
+from flagscan.evaluate.interp.values import Fresh, Maybe, Outside, OutsideAttr, Unknown
 
 MAX_OPTIONS = 8
 
@@ -233,6 +233,8 @@ def join_values(values: list[Any], why: str) -> Any:
             return joined
     if all(isinstance(v, dict) for v in values):
         return _join_dicts(values, why)
+    if all(isinstance(v, Fresh) for v in values):
+        return _join_fresh(values, why)
     options: list[Any] = []
     needs: set[str] = set()
     complete = True
@@ -249,6 +251,22 @@ def join_values(values: list[Any], why: str) -> Any:
             options.append(v)
     keep = complete and len(options) <= MAX_OPTIONS
     return Unknown(why, needs, tuple(options) if keep else None)
+
+
+def _join_fresh(values: list[Any], why: str) -> Fresh:
+    """New containers made on each path (`[... for x in unknown]` on both sides of a branch): the
+    one this path holds is a new container too, so a store into it still reaches no object the
+    model knows; its elements are known to be like one element only where every side says so."""
+    needs: set[str] = set().union(*(v.needs for v in values))
+    first = values[0]
+    known = all(v.known and same(v.element, first.element) for v in values)
+    if not known and all(v.known and isinstance(v.element, Outside) for v in values):
+        # each side's elements are outside code's objects (tensors), not the same ones
+        element_needs = frozenset().union(*(v.element.needs for v in values))
+        element: Any = OutsideAttr(why, None, element_needs) if any(isinstance(v.element, OutsideAttr) for v in values) \
+            else Outside(why, element_needs)
+        return Fresh(why, needs, element, True)
+    return Fresh(why, needs, first.element if known else None, known)
 
 
 def _join_lists(lists: list[list[Any]]) -> list[Any] | None:
