@@ -11,13 +11,19 @@ command unresolvable is not blamed (unknown stays unknown).
 from __future__ import annotations
 
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
+
+from flagscan.evaluate.startup.results import StartupRaise
+from flagscan.facts.flags import Inventory
+
+if TYPE_CHECKING:
+    from flagscan.evaluate import Scenario
 
 MAX_CANDIDATES = 4
 
 
-def due_to(root: Path, cache_dir: Path | None, inventory, values: dict[str, Any], scenario,
-           raised) -> tuple[str, ...]:
+def due_to(root: Path, cache_dir: Path | None, inventory: Inventory, values: dict[str, Any], scenario: Scenario,
+           raised: StartupRaise) -> tuple[str, ...]:
     """The settings of `values` (dest -> value, as parsed) that `raised` (a StartupRaise) is due to."""
     from flagscan.evaluate.startup.predict import predict_startup
 

@@ -9,8 +9,30 @@ resolution certainly refuses the command does not reach startup: its side says s
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
-from typing import Any
+from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, TypeVar
+
+from flagscan.evaluate.startup.results import StartupRaise, StartupResult
+from flagscan.facts.flags import Inventory
+
+if TYPE_CHECKING:
+    from flagscan.evaluate import Scenario
+
+
+class Revision(Protocol):
+    """What a revision gives here (flagscan.lint.Target, a stage above this one, is one)."""
+
+    @property
+    def root(self) -> Path: ...
+    @property
+    def cache_dir(self) -> Path | None: ...
+    @property
+    def inventory(self) -> Inventory: ...
+
+
+R = TypeVar("R", bound=Revision)
 
 
 @dataclass(frozen=True, slots=True)
@@ -18,8 +40,8 @@ class StartupChange:
     path: str
     line: int
     gpu: str
-    added: tuple[Any, ...]      # StartupRaise at the new revision only
-    removed: tuple[Any, ...]    # StartupRaise at the old revision only
+    added: tuple[StartupRaise, ...]      # at the new revision only
+    removed: tuple[StartupRaise, ...]    # at the old revision only
     state: tuple[str, str]      # at (old, new): "analysed", "not reached" (resolution refuses), "not followed"
 
     def to_json(self) -> dict[str, Any]:
@@ -28,11 +50,11 @@ class StartupChange:
                 "startup": {"old": self.state[0], "new": self.state[1]}}
 
 
-def _key(r) -> tuple[str, str, str]:
+def _key(r: StartupRaise) -> tuple[str, str, str]:
     return (r.phase, r.exception, r.message)
 
 
-def startup_of(target, values: dict[str, Any], scenario) -> tuple[str, Any]:
+def startup_of(target: Revision, values: dict[str, Any], scenario: Scenario) -> tuple[str, StartupResult | None]:
     """(state, StartupResult or None) of a command's parsed `values` at `target` (a flagscan.lint.Target)."""
     from flagscan.evaluate import predict
     from flagscan.evaluate.startup.predict import predict_startup
@@ -46,7 +68,9 @@ def startup_of(target, values: dict[str, Any], scenario) -> tuple[str, Any]:
     return ("not followed", None) if result.stopped else ("analysed", result)
 
 
-def compare_command(old, new, values_for, scenario_for, where: tuple[str, int], label: str) -> StartupChange:
+def compare_command(old: R, new: R, values_for: Callable[[R], dict[str, Any]],
+                    scenario_for: Callable[[dict[str, Any]], Scenario], where: tuple[str, int], label: str
+                    ) -> StartupChange:
     """`values_for(target)`: the command parsed by that revision's parser (dest -> value);
     `scenario_for(values)`: the Scenario for them (the model may come from them)."""
     sides = []

@@ -10,15 +10,21 @@ tree, the command's values and the scenario, so a warm lint pays nothing.
 from __future__ import annotations
 
 import json
+from collections.abc import Callable
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.values import Obj, Unknown
 from flagscan.evaluate.startup.results import StartupRaise, StartupResult, StartupWrite
+from flagscan.facts.flags import Inventory
 from flagscan.ruledata import load, model_path_of
 
+if TYPE_CHECKING:
+    from flagscan.evaluate import Scenario
 
-def predict_startup(root: Path, cache_dir: Path | None, inventory, values: dict[str, Any], scenario) -> StartupResult:
+
+def predict_startup(root: Path, cache_dir: Path | None, inventory: Inventory, values: dict[str, Any],
+                    scenario: Scenario) -> StartupResult:
     """The startup phase for a parsed command (`values`: dest -> value) on a Scenario."""
     from flagscan.evaluate import user_values
     from flagscan.evaluate.cachekey import scenario_key, shared
@@ -28,8 +34,8 @@ def predict_startup(root: Path, cache_dir: Path | None, inventory, values: dict[
     return shared("startup", key, lambda: _predict(root, cache_dir, inventory, given, scenario, key))
 
 
-def _predict(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], scenario, key: str
-             ) -> StartupResult:
+def _predict(root: Path, cache_dir: Path | None, inventory: Inventory, given: dict[str, Any], scenario: Scenario,
+             key: str) -> StartupResult:
     from flagscan.evaluate.resolution.results import jsonable
 
     path = Path(cache_dir) / "facts" / "startup" / f"{key}.json" if cache_dir is not None else None
@@ -42,7 +48,8 @@ def _predict(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any
     return result
 
 
-def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], scenario) -> StartupResult:
+def _run(root: Path, cache_dir: Path | None, inventory: Inventory, given: dict[str, Any], scenario: Scenario
+         ) -> StartupResult:
     from flagscan.evaluate.resolution.resolve import run_entry
     from flagscan.evaluate.startup.run import run_entries, startup_world
     from flagscan.evaluate.world import World
@@ -51,7 +58,7 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
     rules, srules = load("resolution"), load("startup")
     model_path = model_path_of(given)
     world = startup_world(World(scenario.gpu, dict(scenario.env), scenario.model, model_path,
-                                dists=getattr(scenario, "packages", None)), Path(root), srules)
+                                dists=scenario.packages), Path(root), srules)
 
     from flagscan.evaluate.startup.interpreter import StartupInterpreter
     from flagscan.evaluate.startup.outside import outside_calls, outside_self, outside_stores
@@ -65,6 +72,7 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
         result.stopped.append(f"{run.problem}: startup not followed")
         return result
     interp, state, record = run.interp, run.state, run.record
+    assert isinstance(interp, StartupInterpreter)  # run_entry built the Interp class given to it
     if not run.completed or not isinstance(record, Obj):
         return StartupResult(reached=False)  # the resolution rejects the command on every path: FS301 says why
     state.raised = []
@@ -75,7 +83,7 @@ def _run(root: Path, cache_dir: Path | None, inventory, given: dict[str, Any], s
     return result
 
 
-def _write(path: Path, result: StartupResult, jsonable) -> None:
+def _write(path: Path, result: StartupResult, jsonable: Callable[[Any], Any]) -> None:
     from flagscan.extract.cache import write_json
 
     doc = {"rejections": [r.to_json() for r in result.rejections],
