@@ -62,10 +62,238 @@ MODULE = {"name", "path", "body": [stmt...]}
 
 from __future__ import annotations
 
-from typing import Any
+from typing import Any, NamedTuple, TypeVar
 
 Node = list[Any]
 
 
 def is_kind(node: Any, kind: str) -> bool:
     return isinstance(node, list) and bool(node) and node[0] == kind
+
+
+# Named views of the shapes above: `view(If, stmt).test` instead of `stmt[2]`. A view is a
+# tuple of the node's listed positions (after the kind); a trailing field with a default may
+# be absent from an older lowering. Readers name the fields they use; the lowering
+# (flagscan/extract/lower.py) writes lists, so that modules cache as marshal data.
+
+# -- expressions
+class Const(NamedTuple):
+    value: Any
+
+
+class Name(NamedTuple):
+    id: str
+
+
+class Attr(NamedTuple):
+    value: Node
+    attr: str
+    line: int = 0
+
+
+class Call(NamedTuple):
+    func: Node
+    args: list[Node]              # an argument, or ["*", expr]
+    keywords: list[list[Any]]     # [name, expr]; name "**" for **expr
+    line: int = 0
+
+
+class BinOp(NamedTuple):
+    op: str
+    left: Node
+    right: Node
+
+
+class BoolOp(NamedTuple):
+    op: str                       # "and" | "or"
+    values: list[Node]
+
+
+class Compare(NamedTuple):
+    left: Node
+    comparisons: list[list[Any]]  # [op, right]
+
+
+class UnaryOp(NamedTuple):
+    op: str                       # "not" | "-" | "+" | "~"
+    operand: Node
+
+
+class IfExp(NamedTuple):
+    test: Node
+    body: Node
+    orelse: Node
+
+
+class Subscript(NamedTuple):
+    value: Node
+    item: Node                    # the index: an expression, or ["slice", lo, hi, step]
+    line: int = 0
+
+
+class Slice(NamedTuple):
+    """["slice", lo, hi, step]: only as a subscript's index, or an element of a tuple index (`x[0, :n]`)"""
+    lower: Node | None
+    upper: Node | None
+    step: Node | None
+
+
+class Elements(NamedTuple):
+    """["list"|"tuple"|"set", [elt...]]"""
+    elts: list[Node]              # an element, or ["*", expr]
+
+
+class DictExp(NamedTuple):
+    items: list[list[Any]]        # [key, value]; key None for **value
+
+
+class FString(NamedTuple):
+    parts: list[Any]              # a str, or ["fv", expr, conversion]
+
+
+class Comprehension(NamedTuple):
+    kind: str                     # "list" | "set" | "gen" | "dict"
+    elt: Any                      # for "dict": [key, value]
+    generators: list[list[Any]]   # [target, iter, [if...]]
+
+
+class Lambda(NamedTuple):
+    params: list[list[Any]]
+    body: Node
+
+
+class Walrus(NamedTuple):
+    name: str
+    value: Node
+
+
+class UnmodelledExpr(NamedTuple):
+    """["unk", source_text]: an expression the lowering does not spell out (`yield from x`)"""
+    text: str
+
+
+class Yield(NamedTuple):
+    value: Node | None
+    line: int = 0
+
+
+# -- statements
+class Assign(NamedTuple):
+    line: int
+    targets: list[Node]
+    value: Node
+
+
+class AugAssign(NamedTuple):
+    line: int
+    target: Node
+    op: str
+    value: Node
+
+
+class ExprStmt(NamedTuple):
+    line: int
+    value: Node
+
+
+class If(NamedTuple):
+    line: int
+    test: Node
+    body: list[Node]
+    orelse: list[Node]
+    test_text: str = ""           # ast.unparse of the test (conditions the interpreter records)
+    source_text: str = ""         # the test as written (guard texts of read facts)
+
+
+class For(NamedTuple):
+    line: int
+    target: Node
+    iter: Node
+    body: list[Node]
+    orelse: list[Node]
+
+
+class While(NamedTuple):
+    line: int
+    test: Node
+    body: list[Node]
+
+
+class Return(NamedTuple):
+    line: int
+    value: Node | None
+
+
+class Raise(NamedTuple):
+    line: int
+    exc: Node | None
+
+
+class Assert(NamedTuple):
+    line: int
+    test: Node
+    msg: Node | None
+    test_text: str = ""
+    source_text: str = ""
+
+
+class Try(NamedTuple):
+    line: int
+    body: list[Node]
+    handlers: list[list[Any]]     # [type_expr | None, name | None, [stmt...]]
+    orelse: list[Node]
+    finalbody: list[Node]
+
+
+class With(NamedTuple):
+    line: int
+    items: list[list[Any]]        # [expr, target | None]
+    body: list[Node]
+
+
+class Def(NamedTuple):
+    line: int
+    func: dict[str, Any]          # FUNC
+
+
+class ClassDef(NamedTuple):
+    line: int
+    cls: dict[str, Any]           # CLASS
+
+
+class Import(NamedTuple):
+    line: int
+    names: list[list[Any]]        # [local, module, attr | None]
+
+
+class Delete(NamedTuple):
+    line: int
+    targets: list[Node] | None = None   # None: a lowering from before `del` kept its targets
+
+
+class Unmodelled(NamedTuple):
+    """["unk", line, source_text] (a statement) or ["unk", source_text] (an expression)"""
+    line: int
+    text: str = "?"
+
+
+V = TypeVar("V", bound=tuple[Any, ...])
+
+
+def view(shape: type[V], node: Node) -> V:
+    """The node's listed positions as `shape`'s named fields (extras after them are ignored)."""
+    return shape(*node[1:1 + len(shape._fields)])  # type: ignore[attr-defined]  # a NamedTuple class
+
+
+# Each kind's shape, for the test that checks lowered modules against these views.
+STATEMENTS: dict[str, type[Any]] = {
+    "assign": Assign, "aug": AugAssign, "expr": ExprStmt, "if": If, "for": For, "while": While,
+    "ret": Return, "raise": Raise, "assert": Assert, "try": Try, "with": With, "def": Def,
+    "class": ClassDef, "import": Import, "del": Delete, "unk": Unmodelled,
+}
+EXPRESSIONS: dict[str, type[Any]] = {
+    "c": Const, "n": Name, "a": Attr, "call": Call, "bin": BinOp, "bool": BoolOp, "cmp": Compare,
+    "un": UnaryOp, "ifx": IfExp, "sub": Subscript, "slice": Slice, "list": Elements, "tuple": Elements, "set": Elements,
+    "dict": DictExp, "fstr": FString, "comp": Comprehension, "lambda": Lambda, "walrus": Walrus,
+    "yield": Yield,
+}

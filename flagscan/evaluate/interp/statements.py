@@ -25,7 +25,8 @@ from flagscan.evaluate.interp.values import (
     PartialVal,
     Unknown,
 )
-from flagscan.facts.ir import Node
+from flagscan.facts import ir
+from flagscan.facts.ir import Node, view
 
 if TYPE_CHECKING:
     from flagscan.evaluate.interp.parts import Exits, InterpreterParts
@@ -80,16 +81,17 @@ class StatementsMixin(InterpreterParts):
         return [("next", state, None)]
 
     def _s_unk(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        self.give_up(f"a statement flagscan does not model ({stmt[2] if len(stmt) > 2 else '?'})", module, stmt[1],
-                     "what it does")
+        unk = view(ir.Unmodelled, stmt)
+        self.give_up(f"a statement flagscan does not model ({unk.text})", module, unk.line, "what it does")
         return [("next", state, None)]
 
     def _s_del(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        if len(stmt) < 3:   # an IR lowered before `del` kept its targets
-            self.give_up("a del statement", module, stmt[1], "what it deletes")
+        d = view(ir.Delete, stmt)
+        if d.targets is None:   # an IR lowered before `del` kept its targets
+            self.give_up("a del statement", module, d.line, "what it deletes")
             return [("next", state, None)]
-        for target in stmt[2]:
-            self.delete(target, state, module, stmt[1])
+        for target in d.targets:
+            self.delete(target, state, module, d.line)
         return [("next", state, None)]
 
     def _s_break(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
@@ -99,43 +101,47 @@ class StatementsMixin(InterpreterParts):
         return [("continue", state, None)]
 
     def _s_expr(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        if stmt[2][0] == "yield":
-            outcomes = self.yield_statement(stmt[2][1], [], state, module, stmt[1])
+        line, expr = view(ir.ExprStmt, stmt)
+        if expr[0] == "yield":
+            outcomes = self.yield_statement(view(ir.Yield, expr).value, [], state, module, line)
             if outcomes is not None:
                 return outcomes
-        if is_yield_from(stmt[2]):
-            outcomes = self.yield_from_statement(stmt[2][1], state, module, stmt[1])
+        if is_yield_from(expr):
+            outcomes = self.yield_from_statement(view(ir.UnmodelledExpr, expr).text, state, module, line)
             if outcomes is not None:
                 return outcomes
-        self.eval(stmt[2], state, module, line=stmt[1])
+        self.eval(expr, state, module, line=line)
         return [("next", state, None)]
 
     def _s_assign(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        if stmt[3][0] == "yield":
-            outcomes = self.yield_statement(stmt[3][1], stmt[2], state, module, stmt[1])
+        line, targets, expr = view(ir.Assign, stmt)
+        if expr[0] == "yield":
+            outcomes = self.yield_statement(view(ir.Yield, expr).value, targets, state, module, line)
             if outcomes is not None:
                 return outcomes
-        value = self.eval(stmt[3], state, module, line=stmt[1])
-        for target in stmt[2]:
-            self.assign(target, value, state, module, stmt[1])
+        value = self.eval(expr, state, module, line=line)
+        for target in targets:
+            self.assign(target, value, state, module, line)
         return [("next", state, None)]
 
     def _s_aug(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        current = self.eval(stmt[2], state, module, line=stmt[1])
-        value = self.eval(stmt[4], state, module, line=stmt[1])
-        if isinstance(current, list) and stmt[3] == "+" and isinstance(value, (list, tuple)):
+        line, target, op, expr = view(ir.AugAssign, stmt)
+        current = self.eval(target, state, module, line=line)
+        value = self.eval(expr, state, module, line=line)
+        if isinstance(current, list) and op == "+" and isinstance(value, (list, tuple)):
             current.extend(value)  # in-place, as Python does for lists
             return [("next", state, None)]
-        self.assign(stmt[2], self.binop(stmt[3], current, value, state, module), state, module, stmt[1])
+        self.assign(target, self.binop(op, current, value, state, module), state, module, line)
         return [("next", state, None)]
 
     def _s_import(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        for local, mod, attr in stmt[2]:
+        line, imported = view(ir.Import, stmt)
+        for local, mod, attr in imported:
             if self._not_installed(mod):
                 # a package the run does not have (--package X=absent, the installed environment):
                 # Python raises here, and `except ImportError` decides
                 exc = ExcVal("ImportError", f"No module named {mod.split('.')[0]!r}")
-                self.record(state, "raise", module, stmt[1], value=exc.type_name, message=exc.message)
+                self.record(state, "raise", module, line, value=exc.type_name, message=exc.message)
                 return [("raise", state.fork(), exc)]
             if attr == "*":
                 source = self.import_module(mod, state)
@@ -169,13 +175,16 @@ class StatementsMixin(InterpreterParts):
 
     def _defines(self, module: str, name: str) -> bool:
         """Whether a package's __init__ binds `name` itself (then that binding wins)."""
-        ir = self.store.get(module)
-        if ir is None:
+        tree = self.store.get(module)
+        if tree is None:
             return False
-        for stmt in ir["body"]:
-            if stmt[0] in ("def", "class") and stmt[2].get("name") == name:
+        for stmt in tree["body"]:
+            if stmt[0] == "def" and view(ir.Def, stmt).func.get("name") == name:
                 return True
-            if stmt[0] == "assign" and any(t[0] == "n" and t[1] == name for t in stmt[2]):
+            if stmt[0] == "class" and view(ir.ClassDef, stmt).cls.get("name") == name:
+                return True
+            if stmt[0] == "assign" and any(t[0] == "n" and view(ir.Name, t).id == name
+                                           for t in view(ir.Assign, stmt).targets):
                 return True
         return False
 
@@ -191,21 +200,21 @@ class StatementsMixin(InterpreterParts):
         return scope if scope is not module.globals else None
 
     def _s_def(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        ir = stmt[2]
+        func = view(ir.Def, stmt).func
         closure = self.function_scope(state, module)
-        fn: Any = FuncVal(module, ir, closure)
+        fn: Any = FuncVal(module, func, closure)
         # A function that stands for a given fact keeps its identity: its
         # decorators (caches, retries) would only hide it from the world.
         if fn.qualname not in self.world.sglang:
-            for deco in reversed(ir["decorators"]):
+            for deco in reversed(func["decorators"]):
                 fn = self.decorate(deco, fn, state, module)
-        state.locals[ir["name"]] = fn
+        state.locals[func["name"]] = fn
         return [("next", state, None)]
 
     def _s_class(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        ir = stmt[2]
-        bases = [self.eval(b, state, module) for b in ir["bases"]]
-        cls = ClassVal(ir["name"], module, ir, bases)
+        body = view(ir.ClassDef, stmt).cls
+        bases = [self.eval(b, state, module) for b in body["bases"]]
+        cls = ClassVal(body["name"], module, body, bases)
         for base in bases:
             path = base.path if isinstance(base, External) else (base.name if isinstance(base, ClassVal) else "")
             tail = path.rsplit(".", 1)[-1]
@@ -219,7 +228,7 @@ class StatementsMixin(InterpreterParts):
         scopes = self.__dict__.setdefault("_class_scopes", {})
         scopes[id(namespace)] = saved   # the scope the class body's functions see (function_scope)
         try:
-            for inner in ir["body"]:
+            for inner in body["body"]:
                 try:
                     outcomes = self.exec_stmt(inner, state, module)
                 except (Dead, Budget):
@@ -239,12 +248,9 @@ class StatementsMixin(InterpreterParts):
                 value = EnumMember(cls.name, key, value, cls)
             cls.attrs[key] = value
         result: Any = cls
-        for deco in reversed(ir["decorators"]):
-            dname = deco[2] if deco[0] == "a" else (deco[1] if deco[0] == "n" else "")
-            if deco[0] == "call":
-                inner = deco[1]
-                dname = inner[2] if inner[0] == "a" else (inner[1] if inner[0] == "n" else "")
-            if dname == "dataclass":
+        for deco in reversed(body["decorators"]):
+            if (deco[0] == "call" and _simple_name(view(ir.Call, deco).func) == "dataclass") \
+                    or _simple_name(deco) == "dataclass":
                 cls.is_dataclass = True
                 continue
             value = self.eval(deco, state, module)
@@ -257,11 +263,12 @@ class StatementsMixin(InterpreterParts):
                 found, hook = value.cls.lookup("__set_name__")
                 if found and isinstance(hook, FuncVal):
                     self.call(BoundMethod(hook, value), [cls, key], {}, state, module)
-        state.locals[ir["name"]] = result
+        state.locals[body["name"]] = result
         return [("next", state, None)]
 
     def _s_if(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        _, line, test_ir, body, orelse, text = stmt[:6]   # stmt[6], the source text, is for the read extractor
+        # the source text (the last field) is for the read extractor
+        line, test_ir, body, orelse, text, _source = view(ir.If, stmt)
         test = self.eval(test_ir, state, module, line=line)
         t = truth(test)
         if t is True:
@@ -289,26 +296,29 @@ class StatementsMixin(InterpreterParts):
         return outcomes
 
     def _s_ret(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        value = self.eval(stmt[2], state, module, line=stmt[1]) if stmt[2] is not None else None
+        line, expr = view(ir.Return, stmt)
+        value = self.eval(expr, state, module, line=line) if expr is not None else None
         return [("return", state, value)]
 
     def _s_raise(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         # A raising path keeps its own state object: the caller may later adopt the
         # joined returning paths into the object it passed in.
-        if stmt[2] is None:
+        line, expr = view(ir.Raise, stmt)
+        if expr is None:
             current = state.locals.get("__exception__")
             if isinstance(current, ExcVal):
                 return [("raise", state.fork(), current)]
-        exc = self.eval(stmt[2], state, module, line=stmt[1]) if stmt[2] is not None else ExcVal("Exception", "re-raised")
+        exc = self.eval(expr, state, module, line=line) if expr is not None else ExcVal("Exception", "re-raised")
         if isinstance(exc, ClassVal):
             exc = ExcVal(exc.name, "", exc)
         if not isinstance(exc, ExcVal):
             exc = ExcVal(getattr(exc, "path", "Exception"), exc if isinstance(exc, (str, Unknown)) else "")
-        self.record(state, "raise", module, stmt[1], value=exc.type_name, message=exc.message)
+        self.record(state, "raise", module, line, value=exc.type_name, message=exc.message)
         return [("raise", state.fork(), exc)]
 
     def _s_assert(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        _, line, test_ir, msg_ir, text = stmt[:5]   # stmt[5], the source text, is for the read extractor
+        # the source text (the last field) is for the read extractor
+        line, test_ir, msg_ir, text, _source = view(ir.Assert, stmt)
         test = self.eval(test_ir, state, module, line=line)
         t = truth(test)
         if t is True:
@@ -330,7 +340,7 @@ class StatementsMixin(InterpreterParts):
         that say what such a test needs)."""
 
     def _s_for(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        _, line, target, iter_ir, body, orelse = stmt
+        line, target, iter_ir, body, orelse = view(ir.For, stmt)
         raw = self.eval(iter_ir, state, module, line=line)
         iterable = self.iterate(raw, state, module)
         if iterable is None:
@@ -355,7 +365,7 @@ class StatementsMixin(InterpreterParts):
         if len(iterable) > 2000:
             iterable = None
             self.bound(f"a loop over {len(iterable or [])} elements", module, line, "what the loop writes")
-            return self._s_for(stmt[:3] + [["unk", "a long iterable"]] + stmt[4:], state, module)
+            return self._s_for(["for", line, target, ["unk", "a long iterable"], body, orelse], state, module)
         for item in iterable:
             if current is None:
                 break
@@ -385,7 +395,7 @@ class StatementsMixin(InterpreterParts):
         return results
 
     def _s_while(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        _, line, test_ir, body = stmt
+        line, test_ir, body = view(ir.While, stmt)
         # what the loop starts from, kept intact (writes copy first), for a loop cut at its bound
         entry_locals, entry_heap = dict(state.locals), dict(state.heap)
         state.owned, state.owned_values = set(), set()
@@ -424,7 +434,7 @@ class StatementsMixin(InterpreterParts):
         return results
 
     def _s_try(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        _, _line, body, handlers, orelse, final = stmt
+        _line, body, handlers, orelse, final = view(ir.Try, stmt)
         outcomes = self.exec_block(body, state, module)
         results: list[tuple[str, State, Any]] = []
         for kind, s, value in outcomes:
@@ -435,10 +445,11 @@ class StatementsMixin(InterpreterParts):
                 if handler is None:
                     results.append((kind, s, value))
                     continue
-                if handler[1]:
-                    s.locals[handler[1]] = value
+                _types, name, handler_body = handler
+                if name:
+                    s.locals[name] = value
                 s.locals["__exception__"] = value  # what a bare `raise` re-raises
-                results.extend(self.exec_block(handler[2], s, module))
+                results.extend(self.exec_block(handler_body, s, module))
             else:
                 results.append((kind, s, value))
         if final:
@@ -452,9 +463,10 @@ class StatementsMixin(InterpreterParts):
     def _match_handler(self, handlers: list[Node], exc: Any, state: State, module: ModuleVal) -> Node | None:
         name = exc.type_name if isinstance(exc, ExcVal) else ""
         for handler in handlers:
-            if handler[0] is None:
+            types_ir = handler[0]   # a handler is [type_expr | None, name | None, [stmt...]]
+            if types_ir is None:
                 return handler
-            types = self.eval(handler[0], state, module)
+            types = self.eval(types_ir, state, module)
             names = [self._type_name(t) for t in (types if isinstance(types, tuple) else (types,))]
             if any(n in ("Exception", "BaseException", name) or n == "" for n in names):
                 return handler
@@ -474,9 +486,9 @@ class StatementsMixin(InterpreterParts):
         return ""
 
     def _s_with(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
-        _, line, items, body = stmt
+        line, items, body = view(ir.With, stmt)
         if len(items) > 1:   # `with a, b: body` is `with a: with b: body`
-            return self._s_with([stmt[0], line, items[:1], [[stmt[0], line, items[1:], body]]], state, module)
+            return self._s_with(["with", line, items[:1], [["with", line, items[1:], body]]], state, module)
         for expr, target in items:
             value = self.eval(expr, state, module, line=line)
             if isinstance(value, GeneratorVal) and value.context:
@@ -489,6 +501,13 @@ class StatementsMixin(InterpreterParts):
                 self.assign(target, Unknown(f"context of {self._text(expr)}") if not isinstance(value, PLAIN) else value,
                             state, module, line)
         return self.exec_block(body, state, module)
+
+
+def _simple_name(node: Node) -> str:
+    """`name` of a name node or of an attribute node (`dataclasses.dataclass`), else ""."""
+    if node[0] == "a":
+        return view(ir.Attr, node).attr
+    return view(ir.Name, node).id if node[0] == "n" else ""
 
 
 def _element_of(iterable: Any, text: str) -> Unknown:
