@@ -277,6 +277,13 @@ class Unmodelled(NamedTuple):
     text: str = "?"
 
 
+def simple_name(node: Node) -> str:
+    """The name of a name node, or the last name of an attribute node (`dataclasses.dataclass`); else ""."""
+    if node[0] == "a":
+        return str(view(Attr, node).attr)
+    return str(view(Name, node).id) if node[0] == "n" else ""
+
+
 V = TypeVar("V", bound=tuple[Any, ...])
 
 

@@ -31,7 +31,8 @@ from flagscan.evaluate.interp.values import (
     has_unknown,
     unknown_of,
 )
-from flagscan.facts.ir import Node
+from flagscan.facts import ir
+from flagscan.facts.ir import Node, simple_name, view
 
 if TYPE_CHECKING:
     from flagscan.evaluate.interp.parts import InterpreterParts
@@ -43,7 +44,7 @@ class CallsMixin(InterpreterParts):
     """Calls of the Interpreter: functions, methods, classes, dataclass fields and decorators."""
 
     def decorate(self, deco: Any, fn: Any, state: State, module: ModuleVal) -> Any:
-        name = deco[2] if deco[0] == "a" else (deco[1] if deco[0] == "n" else "")
+        name = simple_name(deco)
         if name in ("staticmethod", "classmethod", "property", "cached_property") and isinstance(fn, FuncVal):
             # functools.cached_property: read as an attribute, as a property is (computed on first read)
             fn.kind = "property" if name == "cached_property" else name
@@ -71,15 +72,17 @@ class CallsMixin(InterpreterParts):
         return value
 
     def _e_call(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
-        func = self.eval(node[1], state, module, line)
+        call = view(ir.Call, node)
+        func = self.eval(call.func, state, module, line)
         args: list[Any] = []
         rest: Unknown | None = None   # a last `*x` whose elements are not known
-        for i, a in enumerate(node[2]):
+        for i, a in enumerate(call.args):
             if isinstance(a, list) and a and a[0] == "*" and len(a) == 2 and isinstance(a[1], list):
-                starred = self.eval(a[1], state, module, line)
+                _star, starred_ir = a   # ["*", expr]
+                starred = self.eval(starred_ir, state, module, line)
                 items = self.iterate(starred, state, module)
-                if items is None and i == len(node[2]) - 1 and self._takes_rest(func, len(args), state):
-                    rest = unknown_of(starred, why=f"*{self._text(a[1])}")
+                if items is None and i == len(call.args) - 1 and self._takes_rest(func, len(args), state):
+                    rest = unknown_of(starred, why=f"*{self._text(starred_ir)}")
                     continue
                 if items is None:
                     return self._unfollowed_call(func, node, state, module, line, "*")
@@ -87,7 +90,7 @@ class CallsMixin(InterpreterParts):
             else:
                 args.append(self.eval(a, state, module, line))
         kwargs: dict[str, Any] = {}
-        for key, expr in node[3]:
+        for key, expr in call.keywords:
             value = self.eval(expr, state, module, line)
             if key == "**":
                 if isinstance(value, dict) and OPEN not in value:

@@ -34,7 +34,8 @@ from flagscan.evaluate.interp.values import (
     has_unknown,
     unknown_of,
 )
-from flagscan.facts.ir import Node
+from flagscan.facts import ir
+from flagscan.facts.ir import Node, view
 
 if TYPE_CHECKING:
     from flagscan.evaluate.interp.parts import InterpreterParts
@@ -50,10 +51,11 @@ class ExpressionsMixin(InterpreterParts):
     """Expressions of the Interpreter: attributes, subscripts, literals, comprehensions."""
 
     def _e_unk(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
-        literal = _bytes_literal(node[1])
+        text = view(ir.UnmodelledExpr, node).text
+        literal = _bytes_literal(text)
         if literal is not None:
             return literal
-        return self.give_up(f"an expression flagscan does not model ({node[1][:80]})", module, line)
+        return self.give_up(f"an expression flagscan does not model ({text[:80]})", module, line)
 
     def _outside_class_value(self, cls: ClassVal, attr: str) -> Any:
         """An attribute an outside base gives every class built on it, as rules/world.toml
@@ -68,11 +70,12 @@ class ExpressionsMixin(InterpreterParts):
     def _e_opaque(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         """A `match` pattern the lowering does not spell out (a sequence or mapping pattern):
         whether it matches is not known, nor what it captures."""
-        return Unknown(f"case {node[1]}", {f"runtime:match case {node[1]}"})
+        pattern = view(ir.UnmodelledExpr, node).text   # ["opaque", pattern_text]
+        return Unknown(f"case {pattern}", {f"runtime:match case {pattern}"})
 
     def _e_a(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
-        base = self.eval(node[1], state, module, line)
-        return self.getattr(base, node[2], state, module, node)
+        a = view(ir.Attr, node)
+        return self.getattr(self.eval(a.value, state, module, line), a.attr, state, module, node)
 
     def getattr(self, base: Any, attr: str, state: State, module: ModuleVal, node: Any = None) -> Any:
         base = self.deref(base, state)
@@ -241,12 +244,12 @@ class ExpressionsMixin(InterpreterParts):
         return method_of(base, attr)
 
     def _e_un(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
-        value = self.eval(node[2], state, module, line)
-        op = node[1]
+        op, operand = view(ir.UnaryOp, node)
+        value = self.eval(operand, state, module, line)
         if op == "not":
             t = truth(value)
             if t is None:
-                u = unknown_of(value, why=f"not {self._text(node[2])}")
+                u = unknown_of(value, why=f"not {self._text(operand)}")
                 if isinstance(value, Unknown) and getattr(value, "truth", None) is not None:
                     u.truth = not value.truth
                 return u
@@ -256,15 +259,16 @@ class ExpressionsMixin(InterpreterParts):
         return _UNARY[op](value)
 
     def _e_ifx(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
-        test = self.eval(node[1], state, module, line)
+        test_ir, body, orelse = view(ir.IfExp, node)
+        test = self.eval(test_ir, state, module, line)
         t = truth(test)
         if t is True:
-            return self.eval(node[2], state, module, line)
+            return self.eval(body, state, module, line)
         if t is False:
-            return self.eval(node[3], state, module, line)
+            return self.eval(orelse, state, module, line)
         # `a if test else b` on an unknown test: each side on its own path (what either
         # writes or raises happens on that path only), then both joined, as for `if`
-        text = self._text(node[1])
+        text = self._text(test_ir)
         other = state.fork()
         other.assumptions = other.assumptions + (f"not ({text})",)
         state.assumptions = state.assumptions + (text,)
@@ -272,10 +276,10 @@ class ExpressionsMixin(InterpreterParts):
         if needs:
             self.assumed_needs[text] = self.assumed_needs.get(text, frozenset()) | needs
             self.assumed_needs[f"not ({text})"] = self.assumed_needs[text]
-        self.narrow(node[1], state, module, True)
-        self.narrow(node[1], other, module, False)
+        self.narrow(test_ir, state, module, True)
+        self.narrow(test_ir, other, module, False)
         paths = []
-        for s, branch in ((state, node[2]), (other, node[3])):
+        for s, branch in ((state, body), (other, orelse)):
             try:
                 paths.append((s, self.eval(branch, s, module, line)))
             except Dead:
@@ -293,10 +297,11 @@ class ExpressionsMixin(InterpreterParts):
         return value
 
     def _e_sub(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
-        base = self.eval(node[1], state, module, line)
-        index_ir = node[2]
+        sub = view(ir.Subscript, node)
+        base = self.eval(sub.value, state, module, line)
+        index_ir = sub.item
         if index_ir[0] == "slice":
-            parts = [self.eval(p, state, module, line) if p is not None else None for p in index_ir[1:]]
+            parts = [self.eval(p, state, module, line) if p is not None else None for p in view(ir.Slice, index_ir)]
             if isinstance(base, (list, tuple, str)) and not any(isinstance(p, Unknown) for p in parts):
                 return base[slice(*parts)]
             return unknown_of(base, *parts, why=self._text(node))
@@ -306,7 +311,7 @@ class ExpressionsMixin(InterpreterParts):
     def _e_slice(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         """`lo:hi:step` inside a subscript of several indices (`out[:, a:b]`): a slice object
         when its bounds are known (what a subscript of a plain value can use), else unknown."""
-        parts = [self.eval(p, state, module, line) if p is not None else None for p in node[1:4]]
+        parts = [self.eval(p, state, module, line) if p is not None else None for p in view(ir.Slice, node)]
         if any(has_unknown(p) for p in parts):
             return unknown_of(*parts, why="a slice with unknown bounds")
         return slice(*parts)
@@ -401,14 +406,14 @@ class ExpressionsMixin(InterpreterParts):
         return value.value if isinstance(value, Maybe) and isinstance(base, dict) else value
 
     def _e_list(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
-        return self._elements(node[1], state, module, line)
+        return self._elements(view(ir.Elements, node).elts, state, module, line)
 
     def _e_tuple(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
-        items = self._elements(node[1], state, module, line)
+        items = self._elements(view(ir.Elements, node).elts, state, module, line)
         return tuple(items) if isinstance(items, list) else items
 
     def _e_set(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
-        items = self._elements(node[1], state, module, line)
+        items = self._elements(view(ir.Elements, node).elts, state, module, line)
         if isinstance(items, list) and not has_unknown(items):
             try:
                 return set(items)
@@ -420,7 +425,8 @@ class ExpressionsMixin(InterpreterParts):
         out: list[Any] = []
         for e in elements:
             if isinstance(e, list) and e and e[0] == "*" and len(e) == 2 and isinstance(e[1], list):
-                items = self.iterate(self.eval(e[1], state, module, line), state, module)
+                _star, starred = e   # ["*", expr]
+                items = self.iterate(self.eval(starred, state, module, line), state, module)
                 if items is None:
                     return Unknown("starred unknown")
                 out.extend(items)
@@ -430,7 +436,7 @@ class ExpressionsMixin(InterpreterParts):
 
     def _e_dict(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         out: dict[Any, Any] = {}
-        for key_ir, value_ir in node[1]:
+        for key_ir, value_ir in view(ir.DictExp, node).items:
             value = self.eval(value_ir, state, module, line)
             if key_ir is None:
                 if isinstance(value, dict):
@@ -452,25 +458,26 @@ class ExpressionsMixin(InterpreterParts):
     def _e_fstr(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         parts: list[str] = []
         unknown = None
-        for part in node[1]:
+        for part in view(ir.FString, node).parts:
             if isinstance(part, str):
                 parts.append(part)
                 continue
-            value = self.eval(part[1], state, module, line)
+            _fv, expr, conversion = part   # ["fv", expr, conversion | None]
+            value = self.eval(expr, state, module, line)
             if isinstance(value, Unknown) or has_unknown(value) or not isinstance(value, PLAIN + (EnumMember,)):
                 unknown = unknown_of(value, why="") if unknown is None else unknown
-                parts.append("{" + self._text(part[1]) + "}")
+                parts.append("{" + self._text(expr) + "}")
                 continue
             if isinstance(value, EnumMember):
                 value = f"{value.owner}.{value.name}"
-            parts.append(repr(value) if part[2] == "r" else str(value))
+            parts.append(repr(value) if conversion == "r" else str(value))
         text = "".join(parts)
         if unknown is not None:
             return Unknown(text, unknown.needs)
         return text
 
     def _e_comp(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
-        kind, elt, gens = node[1], node[2], node[3]
+        kind, elt, gens = view(ir.Comprehension, node)
         results: list[Any] = []
         saved = state.locals
         state.locals = dict(saved)
@@ -510,9 +517,10 @@ class ExpressionsMixin(InterpreterParts):
         fork = state.fork()
         fork.locals = dict(state.locals)
         try:
-            if not isinstance(self.deref(self.eval(elt[1], fork, module, line), fork), External):
+            if not isinstance(self.deref(self.eval(view(ir.Call, elt).func, fork, module, line), fork), External):
                 return fresh
-            self.assign(gens[0][0], Unknown("an element of values not known"), fork, module, line)
+            target, _iter, _ifs = gens[0]
+            self.assign(target, Unknown("an element of values not known"), fork, module, line)
             element = self.eval(elt, fork, module, line)
         except Dead:
             return fresh
@@ -525,7 +533,8 @@ class ExpressionsMixin(InterpreterParts):
               results: list[Any]) -> bool:
         if i == len(gens):
             if kind == "dict":
-                results.append((self.eval(elt[0], state, module, line), self.eval(elt[1], state, module, line)))
+                key_ir, value_ir = elt
+                results.append((self.eval(key_ir, state, module, line), self.eval(value_ir, state, module, line)))
             else:
                 results.append(self.eval(elt, state, module, line))
             return True
@@ -550,11 +559,13 @@ class ExpressionsMixin(InterpreterParts):
     def _e_lambda(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         closure = dict(getattr(state, "closure", None) or {})
         closure.update(self.function_scope(state, module) or {})
-        return LambdaVal(module, node[1], node[2], closure)
+        params, body = view(ir.Lambda, node)
+        return LambdaVal(module, params, body, closure)
 
     def _e_walrus(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
-        value = self.eval(node[2], state, module, line)
-        state.locals[node[1]] = value
+        name, expr = view(ir.Walrus, node)
+        value = self.eval(expr, state, module, line)
+        state.locals[name] = value
         return value
 
 

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 from flagscan.evaluate.interp.base import Dead
 from flagscan.evaluate.interp.state import State, join_states, join_values
 from flagscan.evaluate.interp.values import ExcVal, GeneratorVal, Maybe, ModuleVal, Unknown
+from flagscan.facts import ir
+from flagscan.facts.ir import view
 
 if TYPE_CHECKING:
     from flagscan.evaluate.interp.parts import InterpreterParts
@@ -209,7 +211,7 @@ class GeneratorsMixin(InterpreterParts):
 def is_yield_from(node: Any) -> bool:
     """The IR of `yield from x`: an expression kept as its source text."""
     return isinstance(node, list) and len(node) == 2 and node[0] == "unk" and isinstance(node[1], str) \
-        and node[1].lstrip("(").startswith("yield from ")
+        and view(ir.UnmodelledExpr, node).text.lstrip("(").startswith("yield from ")
 
 
 def _yield_from_source(text: str, module: ModuleVal) -> Any:
@@ -240,22 +242,27 @@ def _yields_at_top(body: list[Any]) -> bool:
     """Every yield of the function is a statement (`yield v`, `x = yield v`) outside loops."""
     for stmt in body:
         kind = stmt[0]
-        if (kind == "expr" and _is_yield(stmt[2])) or (kind == "assign" and _is_yield(stmt[3])):
-            if _contains_yield(stmt[2][1] if kind == "expr" else stmt[3][1]):
+        value = view(ir.ExprStmt, stmt).value if kind == "expr" else view(ir.Assign, stmt).value if kind == "assign" \
+            else None
+        if value is not None and _is_yield(value):
+            if _contains_yield(view(ir.Yield, value).value):
                 return False
             continue
         if kind in ("for", "while"):
             if _contains_yield(stmt):
                 return False
         elif kind == "if":
-            if not (_yields_at_top(stmt[3]) and _yields_at_top(stmt[4])) or _contains_yield(stmt[2]):
+            branch = view(ir.If, stmt)
+            if not (_yields_at_top(branch.body) and _yields_at_top(branch.orelse)) or _contains_yield(branch.test):
                 return False
         elif kind == "try":
-            if not (_yields_at_top(stmt[2]) and all(_yields_at_top(h[2]) for h in stmt[3])
-                    and _yields_at_top(stmt[4]) and _yields_at_top(stmt[5])):
+            t = view(ir.Try, stmt)
+            if not (_yields_at_top(t.body) and all(_yields_at_top(handler_body) for _t, _n, handler_body in t.handlers)
+                    and _yields_at_top(t.orelse) and _yields_at_top(t.finalbody)):
                 return False
         elif kind == "with":
-            if not _yields_at_top(stmt[3]) or _contains_yield(stmt[2]):
+            w = view(ir.With, stmt)
+            if not _yields_at_top(w.body) or _contains_yield(w.items):
                 return False
         elif kind in ("def", "class"):
             continue

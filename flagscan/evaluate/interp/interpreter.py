@@ -47,6 +47,8 @@ from flagscan.evaluate.interp.values import (
     Unknown,
     unknown_of,
 )
+from flagscan.facts import ir
+from flagscan.facts.ir import view
 
 if TYPE_CHECKING:
     from flagscan.evaluate.world import World
@@ -230,9 +232,10 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
     @staticmethod
     def _havoc_targets(stmt: list[Any], scope: dict[str, Any]) -> None:
         if stmt[0] == "assign":
-            for t in stmt[2]:
+            for t in view(ir.Assign, stmt).targets:
                 if t[0] == "n":
-                    scope[t[1]] = Unknown(f"module-level {t[1]}")
+                    name = view(ir.Name, t).id
+                    scope[name] = Unknown(f"module-level {name}")
 
     def resolve_lazy(self, lazy: LazyImport, state: State) -> Any:
         module = self.import_module(lazy.module, state)
@@ -262,21 +265,23 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
     def assign(self, target: Any, value: Any, state: State, module: ModuleVal, line: int) -> None:
         kind = target[0]
         if kind == "n":
-            state.locals[target[1]] = value
+            state.locals[view(ir.Name, target).id] = value
         elif kind == "a":
-            obj = self.eval(target[1], state, module)
-            self.setattr(obj, target[2], value, state, module, line)
+            a = view(ir.Attr, target)
+            self.setattr(self.eval(a.value, state, module), a.attr, value, state, module, line)
         elif kind == "sub":
-            container = self.deref(self.eval(target[1], state, module), state)
-            key = self.eval(target[2], state, module)
+            sub = view(ir.Subscript, target)
+            container = self.deref(self.eval(sub.value, state, module), state)
+            key = self.eval(sub.item, state, module)
             self.store_item(container, key, value, state, module, line)
         elif kind == "tuple":
+            elts = view(ir.Elements, target).elts
             items = self.iterate(value, state, module)
-            if items is not None and len(items) != len(target[1]):
+            if items is not None and len(items) != len(elts):
                 items = None  # Python raises; unknown, as the element values are
-                self.give_up(f"unpacking {len(target[1])} targets from {len(self.iterate(value, state, module) or [])} "
+                self.give_up(f"unpacking {len(elts)} targets from {len(self.iterate(value, state, module) or [])} "
                              "values", module, line, "the targets")
-            for i, t in enumerate(target[1]):
+            for i, t in enumerate(elts):
                 self.assign(t, items[i] if items is not None else unknown_of(value, why="unpacked"),
                             state, module, line)
         else:
@@ -288,19 +293,21 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         raises (a name or attribute not there, a missing key) goes on as a raise."""
         kind = target[0]
         if kind == "tuple":
-            for t in target[1]:
+            for t in view(ir.Elements, target).elts:
                 self.delete(t, state, module, line)
         elif kind == "n":
-            if target[1] in state.locals:
-                del state.locals[target[1]]
+            name = view(ir.Name, target).id
+            if name in state.locals:
+                del state.locals[name]
             else:  # a global named in `global`, or a NameError: not followed
-                self.give_up(f"del of {target[1]}, not a local name", module, line, "what it deletes")
+                self.give_up(f"del of {name}, not a local name", module, line, "what it deletes")
         elif kind == "a":
-            self.delete_attr(self.deref(self.eval(target[1], state, module, line), state), target[2], state, module,
-                             line)
+            a = view(ir.Attr, target)
+            self.delete_attr(self.deref(self.eval(a.value, state, module, line), state), a.attr, state, module, line)
         elif kind == "sub":
-            container = self.deref(self.eval(target[1], state, module, line), state)
-            self.delete_item(container, self.eval(target[2], state, module, line), state, module, line)
+            sub = view(ir.Subscript, target)
+            container = self.deref(self.eval(sub.value, state, module, line), state)
+            self.delete_item(container, self.eval(sub.item, state, module, line), state, module, line)
         else:
             self.give_up(f"del of a {kind} target", module, line, "what it deletes")
 
@@ -566,10 +573,11 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
     # -- expressions --------------------------------------------------------------
     def eval(self, node: Any, state: State, module: ModuleVal, line: int = 0) -> Any:
         kind = node[0]
+        # constants and names are most of what runs: read in place (the views' first field)
         if kind == "c":
-            return node[1]
+            return node[1]   # Const.value
         if kind == "n":
-            return self.lookup(node[1], state, module)
+            return self.lookup(node[1], state, module)   # Name.id
         method = getattr(self, "_e_" + kind, None)
         if method is None:
             return self.give_up(f"expression kind {kind!r}", module, line)

@@ -28,7 +28,8 @@ from flagscan.evaluate.interp.values import (
     has_unknown,
     unknown_of,
 )
-from flagscan.facts.ir import Node
+from flagscan.facts import ir
+from flagscan.facts.ir import Node, view
 
 if TYPE_CHECKING:
     from flagscan.evaluate.interp.parts import InterpreterParts
@@ -109,7 +110,8 @@ class OperatorsMixin(InterpreterParts):
         return Unknown(f"{left!r} {op} {right!r}", needs, options)
 
     def _e_bin(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
-        return self.binop(node[1], self.eval(node[2], state, module, line), self.eval(node[3], state, module, line),
+        op, left, right = view(ir.BinOp, node)
+        return self.binop(op, self.eval(left, state, module, line), self.eval(right, state, module, line),
                           state, module)
 
     def _operator_method(self, op: str, left: Any, right: Any, state: State, module: ModuleVal) -> Any:
@@ -127,7 +129,7 @@ class OperatorsMixin(InterpreterParts):
         return NotImplemented
 
     def _e_bool(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
-        op, operands = node[1], node[2]
+        op, operands = view(ir.BoolOp, node)
         result: Any = None
         pending_unknown: Unknown | None = None
         for operand in operands:
@@ -153,9 +155,10 @@ class OperatorsMixin(InterpreterParts):
         return result
 
     def _e_cmp(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
-        left = self.eval(node[1], state, module, line)
+        left_ir, comparisons = view(ir.Compare, node)
+        left = self.eval(left_ir, state, module, line)
         result: Any = True
-        for op, right_ir in node[2]:
+        for op, right_ir in comparisons:
             right = self.eval(right_ir, state, module, line)
             r = self.compare(op, left, right, state, module, line)
             t = truth(r)

@@ -26,7 +26,7 @@ from flagscan.evaluate.interp.values import (
     Unknown,
 )
 from flagscan.facts import ir
-from flagscan.facts.ir import Node, view
+from flagscan.facts.ir import Node, simple_name, view
 
 if TYPE_CHECKING:
     from flagscan.evaluate.interp.parts import Exits, InterpreterParts
@@ -249,8 +249,8 @@ class StatementsMixin(InterpreterParts):
             cls.attrs[key] = value
         result: Any = cls
         for deco in reversed(body["decorators"]):
-            if (deco[0] == "call" and _simple_name(view(ir.Call, deco).func) == "dataclass") \
-                    or _simple_name(deco) == "dataclass":
+            if (deco[0] == "call" and simple_name(view(ir.Call, deco).func) == "dataclass") \
+                    or simple_name(deco) == "dataclass":
                 cls.is_dataclass = True
                 continue
             value = self.eval(deco, state, module)
@@ -501,13 +501,6 @@ class StatementsMixin(InterpreterParts):
                 self.assign(target, Unknown(f"context of {self._text(expr)}") if not isinstance(value, PLAIN) else value,
                             state, module, line)
         return self.exec_block(body, state, module)
-
-
-def _simple_name(node: Node) -> str:
-    """`name` of a name node or of an attribute node (`dataclasses.dataclass`), else ""."""
-    if node[0] == "a":
-        return view(ir.Attr, node).attr
-    return view(ir.Name, node).id if node[0] == "n" else ""
 
 
 def _element_of(iterable: Any, text: str) -> Unknown:
