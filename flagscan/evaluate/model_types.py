@@ -13,7 +13,8 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
-from flagscan.facts.ir import Node
+from flagscan.facts import ir
+from flagscan.facts.ir import Node, dotted, is_kind, view
 from flagscan.ruledata import load
 
 if TYPE_CHECKING:
@@ -37,16 +38,6 @@ class Refusal:
     origin: str   # where the registry and the message were read (wheel:file:line)
 
 
-def _dotted(node: Any) -> str | None:
-    if isinstance(node, list) and node and node[0] == "n":
-        name: str = node[1]   # a name node: ["n", identifier]
-        return name
-    if isinstance(node, list) and node and node[0] == "a":
-        base = _dotted(node[1])
-        return f"{base}.{node[2]}" if base else None
-    return None
-
-
 def _calls(node: Any) -> Iterator[Node]:
     """Every call node inside an expression or statement IR (nested function bodies excluded)."""
     if isinstance(node, dict):
@@ -67,17 +58,16 @@ def _catches_value_error(type_expr: Any) -> bool:
     not a builtin class (not known: taken as may)."""
     if type_expr is None:
         return True
-    names = type_expr[1] if isinstance(type_expr, list) and type_expr and type_expr[0] == "tuple" else [type_expr]
+    names = view(ir.Elements, type_expr).elts if is_kind(type_expr, "tuple") else [type_expr]
     for name in names:
-        dotted = _dotted(name)
-        cls = getattr(builtins, dotted, None) if dotted and "." not in dotted else None
+        spelled = dotted(name)
+        cls = getattr(builtins, spelled, None) if spelled and "." not in spelled else None
         if not isinstance(cls, type) or issubclass(ValueError, cls):
             return True
     return False
 
 
-_STATEMENTS = {"assign", "aug", "expr", "if", "for", "while", "ret", "raise", "assert", "try", "with", "def",
-               "class", "import", "pass", "break", "continue", "del", "unk"}
+_STATEMENTS = {*ir.STATEMENTS, "pass", "break", "continue"}
 
 
 def _is_block(value: Any) -> bool:
@@ -86,7 +76,7 @@ def _is_block(value: Any) -> bool:
 
 
 def _matches(call: Node, calls: set[str]) -> bool:
-    name = _dotted(call[1]) or ""
+    name = dotted(view(ir.Call, call).func) or ""
     return any(name == c or name.endswith("." + c) for c in calls)
 
 
@@ -97,10 +87,10 @@ def _loader_sites(body: list[Node], calls: set[str], handler: int | None = None)
         if stmt[0] in ("def", "class"):
             continue
         if stmt[0] == "try":
-            _, line, tbody, handlers, orelse, final = stmt[:6]
-            taking = any(_catches_value_error(h[0]) for h in handlers)
+            line, tbody, handlers, orelse, final = view(ir.Try, stmt)
+            taking = any(_catches_value_error(types) for types, _name, _body in handlers)
             yield from _loader_sites(tbody, calls, line if taking else handler)
-            for block in [*(h[2] for h in handlers), orelse, final]:
+            for block in [*(body for _types, _name, body in handlers), orelse, final]:
                 yield from _loader_sites(block, calls, handler)
             continue
         for part in stmt[2:]:
@@ -109,7 +99,7 @@ def _loader_sites(body: list[Node], calls: set[str], handler: int | None = None)
             else:
                 for call in _calls(part):
                     if _matches(call, calls):
-                        yield (call[4] if len(call) > 4 and isinstance(call[4], int) else stmt[1]), handler
+                        yield view(ir.Call, call).line or stmt[1], handler   # a call's own line, else the statement's
 
 
 def refusal(config: dict[str, Any] | None, types: ConfigTypes | None, registry: dict[str, Any] | None,

@@ -16,8 +16,9 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
+from flagscan.facts import ir
 from flagscan.facts.effects import Effect, canon, conjuncts, message_text, negate
-from flagscan.facts.ir import is_kind
+from flagscan.facts.ir import const_str, is_kind, name_of, simple_name, view
 from flagscan.ruledata import load
 
 if TYPE_CHECKING:
@@ -61,21 +62,25 @@ class _Walk:
                 continue
             kind = stmt[0]
             if kind == "assign":
-                self._views(stmt)
-                for target in stmt[2]:
-                    self._write(target, stmt[3], conds, stmt[1])
-                self._expr(stmt[3], conds, stmt[1])
+                assign = view(ir.Assign, stmt)
+                self._views(assign)
+                for target in assign.targets:
+                    self._write(target, assign.value, conds, assign.line)
+                self._expr(assign.value, conds, assign.line)
             elif kind == "aug":
-                self._write(stmt[2], ["bin", stmt[3], stmt[2], stmt[4]], conds, stmt[1])
+                aug = view(ir.AugAssign, stmt)
+                self._write(aug.target, ["bin", aug.op, aug.target, aug.value], conds, aug.line)
             elif kind == "expr":
-                self._expr(stmt[2], conds, stmt[1])
+                expr = view(ir.ExprStmt, stmt)
+                self._expr(expr.value, conds, expr.line)
             elif kind == "if":
-                test, negated = conjuncts(stmt[2], self.receivers), negate(stmt[2], self.receivers)
-                then_leaves = self._branch(stmt[3], conds + test, self.guard + test)
-                elif_chain = len(stmt[4]) == 1 and is_kind(stmt[4][0], "if")
-                else_leaves = self._branch(stmt[4], conds + negated,
-                                           self.guard if elif_chain else self.guard + negated) if stmt[4] else None
-                if then_leaves and not stmt[4]:
+                branch = view(ir.If, stmt)
+                test, negated = conjuncts(branch.test, self.receivers), negate(branch.test, self.receivers)
+                then_leaves = self._branch(branch.body, conds + test, self.guard + test)
+                elif_chain = len(branch.orelse) == 1 and is_kind(branch.orelse[0], "if")
+                else_leaves = self._branch(branch.orelse, conds + negated,
+                                           self.guard if elif_chain else self.guard + negated) if branch.orelse else None
+                if then_leaves and not branch.orelse:
                     conds = conds + negated   # an early exit guards what follows...
                     if then_leaves == "return":
                         # ...and an early return also decides which rules apply; an earlier
@@ -84,103 +89,111 @@ class _Walk:
                 if then_leaves and else_leaves:
                     return "return" if "return" in (then_leaves, else_leaves) else "raise"
             elif kind == "for":
-                loop = [f"for {canon(stmt[2], self.receivers)} in {canon(stmt[3], self.receivers)}"]
-                self._branch(stmt[4], conds + loop, self.guard + loop)
-                self.block(stmt[5], conds)
+                each = view(ir.For, stmt)
+                loop = [f"for {canon(each.target, self.receivers)} in {canon(each.iter, self.receivers)}"]
+                self._branch(each.body, conds + loop, self.guard + loop)
+                self.block(each.orelse, conds)
             elif kind == "while":
-                loop = [f"while {canon(stmt[2], self.receivers)}"]
-                self._branch(stmt[3], conds + loop, self.guard + loop)
+                repeat = view(ir.While, stmt)
+                loop = [f"while {canon(repeat.test, self.receivers)}"]
+                self._branch(repeat.body, conds + loop, self.guard + loop)
             elif kind == "with":
-                left = self.block(stmt[3], conds)
+                left = self.block(view(ir.With, stmt).body, conds)
                 if left:
                     return left
             elif kind == "try":
-                self.block(stmt[2], conds)
-                for handler in stmt[3]:
-                    caught = [f"except {canon(handler[0], self.receivers) if handler[0] is not None else 'Exception'}"]
-                    self._branch(handler[2], conds + caught, self.guard + caught)
-                self.block(stmt[4], conds)
-                self.block(stmt[5], conds)
+                t = view(ir.Try, stmt)
+                self.block(t.body, conds)
+                for types, _name, handler_body in t.handlers:
+                    caught = [f"except {canon(types, self.receivers) if types is not None else 'Exception'}"]
+                    self._branch(handler_body, conds + caught, self.guard + caught)
+                self.block(t.orelse, conds)
+                self.block(t.finalbody, conds)
             elif kind == "raise":
-                self._raise(stmt[2], conds, stmt[1])
+                raised = view(ir.Raise, stmt)
+                self._raise(raised.exc, conds, raised.line)
                 return "raise"
             elif kind == "assert":
-                message = message_text(stmt[3], self.receivers) if stmt[3] is not None else canon(stmt[2], self.receivers)
-                failed = negate(stmt[2], self.receivers)
-                self.emit("reject", "", conds + failed, message, stmt[1], failed)
+                check = view(ir.Assert, stmt)
+                message = message_text(check.msg, self.receivers) if check.msg is not None \
+                    else canon(check.test, self.receivers)
+                failed = negate(check.test, self.receivers)
+                self.emit("reject", "", conds + failed, message, check.line, failed)
             elif kind == "ret":
                 return "return"
         return None
 
-    def _views(self, stmt: list[Any]) -> None:
-        value = stmt[3]
-        names = {t[1] for t in stmt[2] if is_kind(t, "n")}
+    def _views(self, assign: ir.Assign) -> None:
+        value = assign.value
+        names = {name for name in map(name_of, assign.targets) if name is not None}
         if is_kind(value, "call"):
-            func = value[1]
+            func = view(ir.Call, value).func
             views = self.rules["views"]["functions"]
-            plain = is_kind(func, "n") and func[1] in views
-            method = is_kind(func, "a") and is_kind(func[1], "n") and func[1][1] in self.record and func[2] in views
+            plain = name_of(func) in views
+            method = is_kind(func, "a") and name_of(view(ir.Attr, func).value) in self.record \
+                and view(ir.Attr, func).attr in views
             if plain or method:
                 self.receivers = self.receivers | names
         if len(names) == 1 and _is_text(value):
             self.strings[next(iter(names))] = value   # `msg = "..."; raise ValueError(msg)`
 
     def _write(self, target: Any, value: Any, conds: list[str], line: int) -> None:
-        if is_kind(target, "a") and is_kind(target[1], "n") and target[1][1] in self.record \
-                and not target[2].startswith("_"):
-            self.emit("write", target[2], conds, canon(value, self.receivers), line)
+        if is_kind(target, "a"):
+            a = view(ir.Attr, target)
+            if name_of(a.value) in self.record and not a.attr.startswith("_"):
+                self.emit("write", a.attr, conds, canon(value, self.receivers), line)
 
     def _expr(self, node: Any, conds: list[str], line: int) -> None:
         if not is_kind(node, "call"):
             return
-        func = node[1]
-        name = func[1] if is_kind(func, "n") else func[2] if is_kind(func, "a") else None
+        call = view(ir.Call, node)
+        func, args = call.func, call.args
+        name = simple_name(func) or None
         writers = self.rules["writers"]
         if name in writers:
             index = writers[name]
-            record: Any = node[2][index] if len(node[2]) > index else None
-            if is_kind(record, "n") and record[1] in self.record:
-                for key, value in node[3]:
+            record: Any = args[index] if len(args) > index else None
+            if name_of(record) in self.record:
+                for key, value in call.keywords:
                     if key != "**" and not key.startswith("_"):
                         self.emit("write", key, conds, canon(value, self.receivers), line)
-        if is_kind(func, "a") and is_kind(func[1], "n") and func[1][1] in self.record:
-            self.calls.add(func[2])
-        if name == "setattr" and len(node[2]) >= 3 and is_kind(node[2][0], "n") and node[2][0][1] in self.record \
-                and is_kind(node[2][1], "c") and isinstance(node[2][1][1], str):
-            self.emit("write", node[2][1][1], conds, canon(node[2][2], self.receivers), line)
+        if is_kind(func, "a") and name_of(view(ir.Attr, func).value) in self.record:
+            self.calls.add(view(ir.Attr, func).attr)
+        if name == "setattr" and len(args) >= 3 and name_of(args[0]) in self.record and const_str(args[1]) is not None:
+            self.emit("write", str(const_str(args[1])), conds, canon(args[2], self.receivers), line)
 
     def _raise(self, exc: Any, conds: list[str], line: int) -> None:
         if exc is None:
             return  # a bare re-raise: the original rejection is recorded where it is raised
-        kind = exc[1] if is_kind(exc, "call") else exc
+        kind = view(ir.Call, exc).func if is_kind(exc, "call") else exc
         name = canon(kind, frozenset())
         if name.rsplit(".", 1)[-1] in self.rules["rejections"]["ignore_exceptions"]:
             return
-        first: Any = exc[2][0] if is_kind(exc, "call") and exc[2] else None
-        if is_kind(first, "n") and first[1] in self.strings:
-            first = self.strings[first[1]]
+        first: Any = view(ir.Call, exc).args[0] if is_kind(exc, "call") and view(ir.Call, exc).args else None
+        if name_of(first) in self.strings:
+            first = self.strings[str(name_of(first))]
         message = message_text(first, self.receivers) if first is not None else name
         self.emit("reject", "", conds, message, line)
 
 
 def _is_text(node: Any) -> bool:
     if is_kind(node, "c"):
-        return isinstance(node[1], str)
-    if is_kind(node, "bin") and node[1] == "+":
-        return _is_text(node[2]) and _is_text(node[3])
+        return const_str(node) is not None
+    if is_kind(node, "bin") and view(ir.BinOp, node).op == "+":
+        return _is_text(view(ir.BinOp, node).left) and _is_text(view(ir.BinOp, node).right)
     return is_kind(node, "fstr")
 
 
 def _functions(body: list[Any]) -> Iterator[dict[str, Any]]:
     for stmt in body:
         if is_kind(stmt, "def"):
-            yield stmt[2]
+            yield view(ir.Def, stmt).func
 
 
 def _class(module: dict[str, Any], name: str) -> dict[str, Any] | None:
     for stmt in module["body"]:
-        if is_kind(stmt, "class") and stmt[2]["name"] == name:
-            cls: dict[str, Any] = stmt[2]
+        if is_kind(stmt, "class") and view(ir.ClassDef, stmt).cls["name"] == name:
+            cls: dict[str, Any] = view(ir.ClassDef, stmt).cls
             return cls
     return None
 
@@ -189,7 +202,7 @@ def _receiver(fn: dict[str, Any]) -> frozenset[str]:
     """The name of a function's first positional parameter: the record, for a method of
     the record (its `self`) and for a hook (`def hook(server_args)`); empty without one
     and for a static or class method."""
-    if any(is_kind(d, "n") and d[1] in ("staticmethod", "classmethod") for d in fn.get("decorators", [])):
+    if any(name_of(d) in ("staticmethod", "classmethod") for d in fn.get("decorators", [])):
         return frozenset()   # Python binds no instance to these
     params = [p[0] for p in fn["params"] if p[2] == "pos"]
     return frozenset(params[:1])

@@ -13,6 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from flagscan.facts import ir as irv
+from flagscan.facts.ir import view
 from flagscan.facts.reads import CallSite, FileFacts, Guard, Mirror, Read, Write, reads_in, transform
 from flagscan.facts.render import render
 from flagscan.ruledata import load
@@ -90,7 +92,7 @@ class ModuleWalker:
         _collect_imports(ir["body"], self.imports)
         for stmt in ir["body"]:
             if stmt[0] == "def":
-                self.toplevel.add(stmt[2]["name"])
+                self.toplevel.add(view(irv.Def, stmt).func["name"])
         self.module_unknown: set[str] = set()
         self.global_writes: dict[str, int] = {}
         self.facts.scopes[""] = []
@@ -98,7 +100,7 @@ class ModuleWalker:
     # -- names ------------------------------------------------------------------------
     def qualify(self, node: Any) -> str | None:
         if node[0] == "n":
-            name = node[1]
+            name = view(irv.Name, node).id
             if name in self.imports:
                 mod, attr = self.imports[name]
                 return f"{mod}.{attr}" if attr else mod
@@ -106,21 +108,22 @@ class ModuleWalker:
                 return f"{self.module}.{name}"
             return None
         if node[0] == "a":
-            base = self.qualify(node[1])
-            return f"{base}.{node[2]}" if base else None
+            a = view(irv.Attr, node)
+            base = self.qualify(a.value)
+            return f"{base}.{a.attr}" if base else None
         return None
 
     def root(self, node: Any, ctx: Ctx) -> tuple[str, bool, tuple[str, ...]] | None:
         """(idiom, namespaced, chain so far) when `node` stands for the ServerArgs or a view of it."""
         kind = node[0]
         if kind == "call":
-            q = self.qualify(node[1])
+            q = self.qualify(view(irv.Call, node).func)
             if q is not None and q in self.idioms.accessors:
                 idiom, ns = self.idioms.accessors[q]
                 return idiom, ns, ()
             return None
         if kind == "n":
-            name = node[1]
+            name = view(irv.Name, node).id
             if name in ctx.aliases:
                 return ctx.aliases[name]
             if name in self.idioms.names:
@@ -129,12 +132,13 @@ class ModuleWalker:
                 return "resolution self", False, ()
             return None
         if kind == "a":
-            if node[2] in self.idioms.attributes:
-                return self.idioms.attributes[node[2]], False, ()
-            base = self.root(node[1], ctx)
+            a = view(irv.Attr, node)
+            if a.attr in self.idioms.attributes:
+                return self.idioms.attributes[a.attr], False, ()
+            base = self.root(a.value, ctx)
             if base is not None and (base[1] or not base[2]):
-                if base[1] or not base[2]:
-                    return base[0], base[1], base[2] + (node[2],)
+                idiom, namespaced, chain = base
+                return idiom, namespaced, chain + (a.attr,)
             return None
         return None
 
@@ -146,25 +150,30 @@ class ModuleWalker:
             if r is not None and r[2]:
                 return r
             return None
-        if kind == "sub" and node[2][0] == "c" and isinstance(node[2][1], str):
-            q = self.qualify(node[1])
+        if kind == "sub":
+            sub = view(irv.Subscript, node)
+            key = _str_const(sub.item)
+            if key is None:
+                return None
+            q = self.qualify(sub.value)
             if q in self.idioms.dicts:
-                return self.idioms.dicts[q], False, (node[2][1],)
+                return self.idioms.dicts[q], False, (key,)
             return None
         if kind == "call":
-            func, args = node[1], node[2]
-            if func[0] == "n" and func[1] in self.idioms.getattrs and len(args) >= 2 and isinstance(args[1], list) \
-                    and args[1][0] == "c" and isinstance(args[1][1], str) and isinstance(args[0], list):
+            func, args = view(irv.Call, node)[:2]
+            name = _str_const(args[1]) if len(args) >= 2 else None
+            if func[0] == "n" and view(irv.Name, func).id in self.idioms.getattrs and name is not None \
+                    and isinstance(args[0], list):
                 r = self.root(args[0], ctx)
                 if r is not None and (r[1] or not r[2]):
-                    return "getattr", r[1], r[2] + (args[1][1],)
-            if func[0] == "a" and func[2] == "get" and args and isinstance(args[0], list) and args[0][0] == "c" \
-                    and isinstance(args[0][1], str):
-                q = self.qualify(func[1])
+                    return "getattr", r[1], r[2] + (name,)
+            key = _str_const(args[0]) if args else None
+            if func[0] == "a" and view(irv.Attr, func).attr == "get" and key is not None:
+                q = self.qualify(view(irv.Attr, func).value)
                 if q in self.idioms.dicts:
-                    return self.idioms.dicts[q], False, (args[0][1],)
-        if kind == "n" and node[1] in ctx.flows:
-            return ctx.flows[node[1]]
+                    return self.idioms.dicts[q], False, (key,)
+        if kind == "n" and view(irv.Name, node).id in ctx.flows:
+            return ctx.flows[view(irv.Name, node).id]
         return None
 
     def mark(self, node: Any, ctx: Ctx) -> Any:
@@ -193,17 +202,19 @@ class ModuleWalker:
             kind = stmt[0]
             exits: list[list[Any]] = []
             if kind == "if":
-                body_exit, else_exit = _terminal(stmt[3]), _terminal(stmt[4])
+                branch = view(irv.If, stmt)
+                body_exit, else_exit = _terminal(branch.body), _terminal(branch.orelse)
                 if body_exit and not else_exit:
-                    guards = guards + (self.guard(body_exit, stmt[2], stmt[6], False, stmt[1], ctx),)
-                    exits = stmt[4]
-                elif else_exit and not body_exit and stmt[4]:
-                    guards = guards + (self.guard(else_exit, stmt[2], stmt[6], True, stmt[1], ctx),)
-                    exits = stmt[3]
+                    guards = guards + (self.guard(body_exit, branch.test, branch.source_text, False, branch.line, ctx),)
+                    exits = branch.orelse
+                elif else_exit and not body_exit and branch.orelse:
+                    guards = guards + (self.guard(else_exit, branch.test, branch.source_text, True, branch.line, ctx),)
+                    exits = branch.body
                 elif not (body_exit and else_exit):
-                    exits = stmt[3] + stmt[4]
+                    exits = branch.body + branch.orelse
             elif kind == "assert":
-                guards = guards + (self.guard("raise", stmt[2], stmt[5], True, stmt[1], ctx),)
+                check = view(irv.Assert, stmt)
+                guards = guards + (self.guard("raise", check.test, check.source_text, True, check.line, ctx),)
             elif kind in ("for", "while", "with", "try"):
                 exits = [stmt]
             line = _nested_exit(exits)
@@ -213,56 +224,64 @@ class ModuleWalker:
                 guards = guards + (self.guard("return", ["unk", text], text, True, line, ctx),)
 
     def stmt(self, stmt: list[Any], guards: tuple[Guard, ...], ctx: Ctx) -> None:
-        kind, line = stmt[0], stmt[1]
+        kind, line = stmt[0], stmt[1]   # every statement's kind and line
         if kind == "if":
-            self.expr(stmt[2], guards, ctx, line)
-            self.block(stmt[3], guards + (self.guard("if", stmt[2], stmt[6], True, line, ctx),), ctx)
-            if stmt[4]:
-                self.block(stmt[4], guards + (self.guard("else", stmt[2], stmt[6], False, line, ctx),), ctx)
+            branch = view(irv.If, stmt)
+            self.expr(branch.test, guards, ctx, line)
+            self.block(branch.body, guards + (self.guard("if", branch.test, branch.source_text, True, line, ctx),), ctx)
+            if branch.orelse:
+                self.block(branch.orelse,
+                           guards + (self.guard("else", branch.test, branch.source_text, False, line, ctx),), ctx)
         elif kind == "while":
-            self.expr(stmt[2], guards, ctx, line)
-            self.block(stmt[3], guards + (self.guard("while", stmt[2], None, True, line, ctx),), ctx)
+            loop = view(irv.While, stmt)
+            self.expr(loop.test, guards, ctx, line)
+            self.block(loop.body, guards + (self.guard("while", loop.test, None, True, line, ctx),), ctx)
         elif kind == "for":
-            self.expr(stmt[3], guards, ctx, line)
-            self.block(stmt[4], guards, ctx)
-            self.block(stmt[5], guards, ctx)
+            each = view(irv.For, stmt)
+            self.expr(each.iter, guards, ctx, line)
+            self.block(each.body, guards, ctx)
+            self.block(each.orelse, guards, ctx)
         elif kind == "try":
-            self.block(stmt[2], guards, ctx)
+            t = view(irv.Try, stmt)
+            self.block(t.body, guards, ctx)
             exc = self.guard("except", ["unk", "an exception was raised"], "an exception was raised", True, line, ctx)
-            for handler in stmt[3]:
-                self.block(handler[2], guards + (exc,), ctx)
-            self.block(stmt[4], guards, ctx)
-            self.block(stmt[5], guards, ctx)
+            for _types, _name, handler_body in t.handlers:
+                self.block(handler_body, guards + (exc,), ctx)
+            self.block(t.orelse, guards, ctx)
+            self.block(t.finalbody, guards, ctx)
         elif kind == "with":
-            for item, _target in stmt[2]:
+            w = view(irv.With, stmt)
+            for item, _target in w.items:
                 self.expr(item, guards, ctx, line)
-            self.block(stmt[3], guards, ctx)
+            self.block(w.body, guards, ctx)
         elif kind == "def":
-            self.function(stmt[2], guards, ctx)
+            self.function(view(irv.Def, stmt).func, guards, ctx)
         elif kind == "class":
-            cls = stmt[2]
+            cls = view(irv.ClassDef, stmt).cls
             for e in cls["bases"] + cls["decorators"]:
                 self.expr(e, guards, ctx, line)
             inner = Ctx(_join(ctx.qual, cls["name"]), ctx.scope, dict(ctx.aliases), dict(ctx.flows), cls=cls["name"])
             self.block(cls["body"], guards, inner)
         elif kind == "assign":
-            value = stmt[3]
+            _line, targets, value = view(irv.Assign, stmt)
             self.expr(value, guards, ctx, line)
-            for target in stmt[2]:
+            for target in targets:
                 self.target(target, value, guards, ctx, line)
         elif kind == "aug":
-            self.expr(stmt[4], guards, ctx, line)
-            self.target(stmt[2], None, guards, ctx, line)
+            aug = view(irv.AugAssign, stmt)
+            self.expr(aug.value, guards, ctx, line)
+            self.target(aug.target, None, guards, ctx, line)
         elif kind in ("expr", "ret", "raise"):
-            if stmt[2] is not None:
-                self.expr(stmt[2], guards, ctx, line)
+            value = view(irv.ExprStmt, stmt).value   # the same shape for the three: [kind, line, expr|None]
+            if value is not None:
+                self.expr(value, guards, ctx, line)
         elif kind == "assert":
-            self.expr(stmt[2], guards, ctx, line)
+            self.expr(view(irv.Assert, stmt).test, guards, ctx, line)
 
     def target(self, target: Any, value: Any, guards: tuple[Guard, ...], ctx: Ctx, line: int) -> None:
         kind = target[0]
         if kind == "n":
-            name = target[1]
+            name = view(irv.Name, target).id
             if name in ctx.globals_declared:
                 self.global_writes[name] = self.global_writes.get(name, 0) + 1
                 read, negate = _unwrap_not(value) if value is not None else (None, False)
@@ -272,16 +291,18 @@ class ModuleWalker:
                     self.facts.mirrors.append(Mirror(name, c[2], c[1], negate, line))
             return
         if kind == "a":
-            base = self.root(target[1], ctx)
+            a = view(irv.Attr, target)
+            base = self.root(a.value, ctx)
             if self.resolution and base is not None and not base[2]:
-                self.write(target[2], value, guards, ctx, line)
+                self.write(a.attr, value, guards, ctx, line)
             else:
-                self.expr(target[1], guards, ctx, line)
+                self.expr(a.value, guards, ctx, line)
         elif kind == "sub":
-            self.expr(target[1], guards, ctx, line)
-            self.expr(target[2], guards, ctx, line)
+            sub = view(irv.Subscript, target)
+            self.expr(sub.value, guards, ctx, line)
+            self.expr(sub.item, guards, ctx, line)
         elif kind == "tuple":
-            for t in target[1]:
+            for t in view(irv.Elements, target).elts:
                 self.target(t, None, guards, ctx, line)
 
     def function(self, fn: dict[str, Any], guards: tuple[Guard, ...], ctx: Ctx) -> None:
@@ -338,12 +359,15 @@ class ModuleWalker:
         kind = node[0]
         c = self.chain(node, ctx)
         if c is not None:
-            nline = node[3] if kind in ("a", "sub") and len(node) > 3 else (node[4] if kind == "call" and len(node) > 4 else line)
-            via = node[1] if kind == "n" else ""
+            # attributes, subscripts and calls carry their own line (0 in a lowering without it)
+            own = view(irv.EXPRESSIONS[kind], node).line if kind in ("a", "sub", "call") else 0
+            nline = own or line
+            via = view(irv.Name, node).id if kind == "n" else ""
             if not self.resolution and not (kind == "call" and c[2] == ()):
                 self.facts.reads.append(Read(c[2], c[1], c[0], self.path, nline, ctx.qual, guards, via))
         if kind == "n":
-            if node[1] in self.toplevel or (node[1] in self.imports and self.imports[node[1]][1]):
+            name = view(irv.Name, node).id
+            if name in self.toplevel or (name in self.imports and self.imports[name][1]):
                 callee = self.qualify(node)
                 if callee:
                     self.facts.calls.append(CallSite(callee, "ref", self.path, line, ctx.qual, guards))
@@ -351,61 +375,68 @@ class ModuleWalker:
         if kind == "c" or kind == "unk":
             return
         if kind == "call":
-            func = node[1]
-            nline = node[4] if len(node) > 4 else line
+            call = view(irv.Call, node)
+            func = call.func
+            nline = call.line or line
             callee = self.qualify(func) if func[0] in ("n", "a") else None
-            if callee is not None and (func[0] == "a" or func[1] in self.toplevel or func[1] in self.imports):
+            if callee is not None and (func[0] == "a" or view(irv.Name, func).id in self.toplevel
+                                       or view(irv.Name, func).id in self.imports):
                 self.facts.calls.append(CallSite(callee, "call", self.path, nline, ctx.qual, guards))
                 if func[0] == "a":
-                    self.expr(func[1], guards, ctx, nline)
+                    self.expr(view(irv.Attr, func).value, guards, ctx, nline)
             else:
                 self.expr(func, guards, ctx, nline)
-            for a in node[2]:
+            for a in call.args:
                 self.expr(a[1] if a and a[0] == "*" and len(a) == 2 and isinstance(a[1], list) else a, guards, ctx, nline)
-            for _k, v in node[3]:
+            for _k, v in call.keywords:
                 self.expr(v, guards, ctx, nline)
             return
         if kind == "bool":
+            op, operands = view(irv.BoolOp, node)
             pre: tuple[Guard, ...] = ()
-            for operand in node[2]:
+            for operand in operands:
                 self.expr(operand, guards + pre, ctx, line)
-                pre = pre + (self.guard(node[1], operand, None, node[1] == "and", line, ctx),)
+                pre = pre + (self.guard(op, operand, None, op == "and", line, ctx),)
             return
         if kind == "ifx":
-            self.expr(node[1], guards, ctx, line)
-            self.expr(node[2], guards + (self.guard("ternary", node[1], None, True, line, ctx),), ctx, line)
-            self.expr(node[3], guards + (self.guard("ternary", node[1], None, False, line, ctx),), ctx, line)
+            test, body, orelse = view(irv.IfExp, node)
+            self.expr(test, guards, ctx, line)
+            self.expr(body, guards + (self.guard("ternary", test, None, True, line, ctx),), ctx, line)
+            self.expr(orelse, guards + (self.guard("ternary", test, None, False, line, ctx),), ctx, line)
             return
         if kind == "comp":
-            for target, it, ifs in node[3]:
+            comp_kind, elt, generators = view(irv.Comprehension, node)
+            for target, it, ifs in generators:
                 self._unknown_names(target, ctx)
                 self.expr(it, guards, ctx, line)
                 for cond in ifs:
                     self.expr(cond, guards, ctx, line)
-            if node[1] != "dict":
-                self.expr(node[2], guards, ctx, line)
+            if comp_kind != "dict":
+                self.expr(elt, guards, ctx, line)
             else:
-                for x in node[2]:   # a dict comprehension's element is its key and its value
+                for x in elt:   # a dict comprehension's element is its key and its value
                     self.expr(x, guards, ctx, line)
             return
         if kind == "lambda":
-            for p in node[1]:
+            params, body = view(irv.Lambda, node)
+            for p in params:
                 self._unknown_names(["n", p[0]], ctx)
-            self.expr(node[2], guards, ctx, line)
+            self.expr(body, guards, ctx, line)
             return
         if kind == "walrus":
-            self._unknown_names(["n", node[1]], ctx)
-            self.expr(node[2], guards, ctx, line)
+            name, value = view(irv.Walrus, node)
+            self._unknown_names(["n", name], ctx)
+            self.expr(value, guards, ctx, line)
             return
         if kind == "dict":
-            for k, v in node[1]:
+            for k, v in view(irv.DictExp, node).items:
                 self.expr(k, guards, ctx, line)
                 self.expr(v, guards, ctx, line)
             return
         if kind == "fstr":
-            for part in node[1]:
+            for part in view(irv.FString, node).parts:
                 if isinstance(part, list):
-                    self.expr(part[1], guards, ctx, line)
+                    self.expr(part[1], guards, ctx, line)   # ["fv", expr, conversion]
             return
         for x in node[1:]:
             if isinstance(x, list):
@@ -440,7 +471,8 @@ def _terminal(block: list[Any]) -> str | None:
     if last[0] in _TERMINAL:
         return _TERMINAL[last[0]]
     if last[0] == "if":
-        a, b = _terminal(last[3]), _terminal(last[4])
+        branch = view(irv.If, last)
+        a, b = _terminal(branch.body), _terminal(branch.orelse)
         if a and b:
             return "raise" if a == b == "raise" else "return"
     return None
@@ -464,25 +496,32 @@ def nested_blocks(stmt: list[Any], *, handlers: bool = True) -> list[list[Any]]:
     """The statement lists nested in a compound statement (not in nested defs or classes)."""
     kind = stmt[0]
     if kind == "if":
-        return [stmt[3], stmt[4]]
+        branch = view(irv.If, stmt)
+        return [branch.body, branch.orelse]
     if kind == "for":
-        return [stmt[4], stmt[5]]
-    if kind in ("while", "with"):
-        return [stmt[3]]
+        each = view(irv.For, stmt)
+        return [each.body, each.orelse]
+    if kind == "while":
+        return [view(irv.While, stmt).body]
+    if kind == "with":
+        return [view(irv.With, stmt).body]
     if kind == "try":
-        return [stmt[2], *([h[2] for h in stmt[3]] if handlers else []), stmt[4], stmt[5]]
+        t = view(irv.Try, stmt)
+        return [t.body, *([body for _types, _name, body in t.handlers] if handlers else []), t.orelse, t.finalbody]
     return []
 
 
 def _unwrap_not(node: Any) -> tuple[Any, bool]:
+    """`not x` and `bool(x)` around a read: (x, whether it is negated)."""
     negate = False
-    while isinstance(node, list) and node and ((node[0] == "un" and node[1] == "not")
-                                               or (node[0] == "call" and node[1] == ["n", "bool"] and len(node[2]) == 1)):
-        if node[0] == "un":
+    while isinstance(node, list) and node:
+        if node[0] == "un" and view(irv.UnaryOp, node).op == "not":
             negate = not negate
-            node = node[2]
+            node = view(irv.UnaryOp, node).operand
+        elif node[0] == "call" and view(irv.Call, node).func == ["n", "bool"] and len(view(irv.Call, node).args) == 1:
+            node = view(irv.Call, node).args[0]
         else:
-            node = node[2][0]
+            break
     return node, negate
 
 
@@ -494,9 +533,9 @@ def _target_names(target: Any, out: set[str]) -> None:
     if not isinstance(target, list) or not target:
         return
     if target[0] == "n":
-        out.add(target[1])
+        out.add(view(irv.Name, target).id)
     elif target[0] == "tuple":
-        for t in target[1]:
+        for t in view(irv.Elements, target).elts:
             _target_names(t, out)
 
 
@@ -505,67 +544,57 @@ def _bindings(body: list[Any], bound: set[str], declared: set[str]) -> None:
     for stmt in body:
         kind = stmt[0]
         if kind == "assign":
-            for t in stmt[2]:
+            for t in view(irv.Assign, stmt).targets:
                 _target_names(t, bound)
-        elif kind == "aug":
-            _target_names(stmt[2], bound)
-        elif kind == "for":
-            _target_names(stmt[2], bound)
-            _bindings(stmt[4], bound, declared)
-            _bindings(stmt[5], bound, declared)
-        elif kind == "if":
-            _bindings(stmt[3], bound, declared)
-            _bindings(stmt[4], bound, declared)
-        elif kind == "while":
-            _bindings(stmt[3], bound, declared)
+        elif kind in ("aug", "for"):
+            _target_names(view(irv.AugAssign, stmt).target if kind == "aug" else view(irv.For, stmt).target, bound)
         elif kind == "try":
-            _bindings(stmt[2], bound, declared)
-            for h in stmt[3]:
-                if h[1]:
-                    bound.add(h[1])
-                _bindings(h[2], bound, declared)
-            _bindings(stmt[4], bound, declared)
-            _bindings(stmt[5], bound, declared)
+            for _types, name, _body in view(irv.Try, stmt).handlers:
+                if name:
+                    bound.add(name)
         elif kind == "with":
-            for _e, t in stmt[2]:
+            for _e, t in view(irv.With, stmt).items:
                 _target_names(t, bound)
-            _bindings(stmt[3], bound, declared)
         elif kind == "def":
-            bound.add(stmt[2]["name"])
+            bound.add(view(irv.Def, stmt).func["name"])
         elif kind == "class":
-            bound.add(stmt[2]["name"])
+            bound.add(view(irv.ClassDef, stmt).cls["name"])
         elif kind == "import":
-            for local, _m, attr in stmt[2]:
+            for local, _m, attr in view(irv.Import, stmt).names:
                 if attr != "*":
                     bound.add(local)
         elif kind == "pass" and len(stmt) > 3 and stmt[2] == "global":
-            declared.update(stmt[3])
+            declared.update(stmt[3])   # ["pass", line, "global", [name...]]
+        for block in nested_blocks(stmt):
+            _bindings(block, bound, declared)
 
 
 def _assign_counts(body: list[Any], counts: dict[str, int], values: dict[str, Any]) -> None:
     for stmt in body:
         kind = stmt[0]
         if kind == "assign":
-            for t in stmt[2]:
+            _line, targets, value = view(irv.Assign, stmt)
+            for t in targets:
                 names: set[str] = set()
                 _target_names(t, names)
                 for n in names:
                     counts[n] = counts.get(n, 0) + 1
                     if t[0] == "n":
-                        values[n] = stmt[3]
+                        values[n] = value
         elif kind in ("aug", "for"):
             names = set()
-            _target_names(stmt[2], names)
+            _target_names(view(irv.AugAssign, stmt).target if kind == "aug" else view(irv.For, stmt).target, names)
             for n in names:
                 counts[n] = counts.get(n, 0) + 2
         elif kind == "with":
-            for _e, t in stmt[2]:
+            for _e, t in view(irv.With, stmt).items:
                 names = set()
                 _target_names(t, names)
                 for n in names:
                     counts[n] = counts.get(n, 0) + 2
         elif kind == "def":
-            counts[stmt[2]["name"]] = counts.get(stmt[2]["name"], 0) + 2
+            name = view(irv.Def, stmt).func["name"]
+            counts[name] = counts.get(name, 0) + 2
         for block in nested_blocks(stmt):
             _assign_counts(block, counts, values)
 
@@ -574,24 +603,33 @@ def _collect_imports(body: list[Any], out: dict[str, tuple[str, str | None]]) ->
     for stmt in body:
         kind = stmt[0]
         if kind == "import":
-            for local, module, attr in stmt[2]:
+            for local, module, attr in view(irv.Import, stmt).names:
                 if attr != "*":
                     out.setdefault(local, (module, attr))
         elif kind == "def":
-            _collect_imports(stmt[2]["body"], out)
+            _collect_imports(view(irv.Def, stmt).func["body"], out)
         elif kind == "class":
-            _collect_imports(stmt[2]["body"], out)
+            _collect_imports(view(irv.ClassDef, stmt).cls["body"], out)
         elif kind == "if":
-            _collect_imports(stmt[3], out)
-            _collect_imports(stmt[4], out)
-        elif kind == "try":
-            _collect_imports(stmt[2], out)
-            for h in stmt[3]:
-                _collect_imports(h[2], out)
-            _collect_imports(stmt[4], out)
-        elif kind in ("for", "while", "with"):
-            _collect_imports(stmt[4] if kind == "for" else stmt[3], out)
+            branch = view(irv.If, stmt)
+            _collect_imports(branch.body, out)
+            _collect_imports(branch.orelse, out)
+        elif kind == "try":   # not the finally block
+            t = view(irv.Try, stmt)
+            _collect_imports(t.body, out)
+            for _types, _name, handler_body in t.handlers:
+                _collect_imports(handler_body, out)
+            _collect_imports(t.orelse, out)
+        elif kind in ("for", "while", "with"):   # the body, not a for loop's else block
+            _collect_imports(nested_blocks(stmt)[0], out)
 
 
 def walk_module(ir: dict[str, Any], idioms: Idioms, resolution: bool = False) -> FileFacts:
     return ModuleWalker(ir, idioms, resolution).run()
+
+
+def _str_const(node: Any) -> str | None:
+    """The string of a string constant node (`server_args["tp_size"]`'s key), else None."""
+    if isinstance(node, list) and node and node[0] == "c" and isinstance(view(irv.Const, node).value, str):
+        return str(view(irv.Const, node).value)
+    return None

@@ -13,7 +13,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from flagscan.facts.ir import Node
+from flagscan.facts import ir
+from flagscan.facts.ir import Node, view
 
 RECORD = "args"
 
@@ -60,43 +61,56 @@ def _c(n: Any, r: frozenset[str]) -> str:
         return repr(n)
     k = n[0]
     if k == "c":
-        return repr(n[1])
+        return repr(view(ir.Const, n).value)
     if k == "n":
-        return RECORD if n[1] in r else n[1]
+        name = view(ir.Name, n).id
+        return RECORD if name in r else name
     if k == "a":
-        return f"{_c(n[1], r)}.{n[2]}"
+        a = view(ir.Attr, n)
+        return f"{_c(a.value, r)}.{a.attr}"
     if k == "call":
-        args = [("*" + _c(a[1], r)) if isinstance(a, list) and a[:1] == ["*"] else _c(a, r) for a in n[2]]
-        args += [(f"**{_c(v, r)}" if key == "**" else f"{key}={_c(v, r)}") for key, v in n[3]]
-        return f"{_c(n[1], r)}({', '.join(args)})"
+        call = view(ir.Call, n)
+        args = [("*" + _c(a[1], r)) if isinstance(a, list) and a[:1] == ["*"] else _c(a, r) for a in call.args]
+        args += [(f"**{_c(v, r)}" if key == "**" else f"{key}={_c(v, r)}") for key, v in call.keywords]
+        return f"{_c(call.func, r)}({', '.join(args)})"
     if k == "bin":
-        return f"{_p(n[2], r)} {n[1]} {_p(n[3], r)}"
+        op, left, right = view(ir.BinOp, n)
+        return f"{_p(left, r)} {op} {_p(right, r)}"
     if k == "bool":
-        return f" {n[1]} ".join(_p(x, r) for x in n[2])
+        op, values = view(ir.BoolOp, n)
+        return f" {op} ".join(_p(x, r) for x in values)
     if k == "cmp":
-        return _p(n[1], r) + "".join(f" {_CMP.get(op, op)} {_p(x, r)}" for op, x in n[2])
+        left, comparisons = view(ir.Compare, n)
+        return _p(left, r) + "".join(f" {_CMP.get(op, op)} {_p(x, r)}" for op, x in comparisons)
     if k == "un":
-        return f"not {_p(n[2], r)}" if n[1] == "not" else f"{n[1]}{_p(n[2], r)}"
+        op, operand = view(ir.UnaryOp, n)
+        return f"not {_p(operand, r)}" if op == "not" else f"{op}{_p(operand, r)}"
     if k == "ifx":
-        return f"{_p(n[2], r)} if {_p(n[1], r)} else {_p(n[3], r)}"
+        test, body, orelse = view(ir.IfExp, n)
+        return f"{_p(body, r)} if {_p(test, r)} else {_p(orelse, r)}"
     if k == "sub":
-        idx = n[2]
-        if isinstance(idx, list) and idx[:1] == ["slice"]:
-            return f"{_c(n[1], r)}[{':'.join('' if p is None else _c(p, r) for p in idx[1:3])}]"
-        return f"{_c(n[1], r)}[{_c(idx, r)}]"
+        sub = view(ir.Subscript, n)
+        return f"{_c(sub.value, r)}[{_c(sub.item, r)}]"
+    if k == "slice":
+        lower, upper, step = view(ir.Slice, n)
+        text = f"{'' if lower is None else _c(lower, r)}:{'' if upper is None else _c(upper, r)}"
+        return text if step is None else f"{text}:{_c(step, r)}"
     if k in ("list", "tuple", "set"):
-        inner = ", ".join(_c(e, r) for e in n[1])
+        inner = ", ".join(_c(e, r) for e in view(ir.Elements, n).elts)
         return {"list": f"[{inner}]", "tuple": f"({inner})", "set": f"{{{inner}}}"}[k]
     if k == "dict":
-        return "{" + ", ".join(f"**{_c(v, r)}" if key is None else f"{_c(key, r)}: {_c(v, r)}" for key, v in n[1]) + "}"
+        return "{" + ", ".join(f"**{_c(v, r)}" if key is None else f"{_c(key, r)}: {_c(v, r)}"
+                               for key, v in view(ir.DictExp, n).items) + "}"
     if k == "fstr":
-        return 'f"' + "".join(p if isinstance(p, str) else "{" + _c(p[1], r) + "}" for p in n[1]) + '"'
+        return 'f"' + "".join(p if isinstance(p, str) else "{" + _c(p[1], r) + "}" for p in view(ir.FString, n).parts) \
+            + '"'
     if k == "*":
-        return "*" + _c(n[1], r)
+        return "*" + _c(n[1], r)   # ["*", expr]
     if k == "walrus":
-        return f"({n[1]} := {_c(n[2], r)})"
+        name, value = view(ir.Walrus, n)
+        return f"({name} := {_c(value, r)})"
     if k == "unk":
-        return " ".join(str(n[1]).split())
+        return " ".join(str(view(ir.UnmodelledExpr, n).text).split())
     return f"<{k}>"
 
 
@@ -108,7 +122,7 @@ def _p(n: Any, r: frozenset[str]) -> str:
 def conjuncts(node: Node, receivers: frozenset[str]) -> list[str]:
     """The top-level `and` operands of a test, each canonical (nested ifs and `a and b` agree)."""
     if isinstance(node, list) and node[:2] == ["bool", "and"]:
-        return [atom for part in node[2] for atom in conjuncts(part, receivers)]
+        return [atom for part in view(ir.BoolOp, node).values for atom in conjuncts(part, receivers)]
     try:
         return [_p(node, receivers)]   # an `or` atom keeps its parentheses once joined with `and`
     except (IndexError, TypeError, ValueError):
@@ -121,19 +135,23 @@ _FLIP = {"==": "!=", "!=": "==", "is": "isnot", "isnot": "is", "in": "notin", "n
 def negate(node: Node, receivers: frozenset[str]) -> list[str]:
     """`not test` as atoms, simplified the way people write it (`x is None` for `not x is not None`)."""
     if isinstance(node, list) and node[:2] == ["un", "not"]:
-        return conjuncts(node[2], receivers)
-    if isinstance(node, list) and node[:1] == ["cmp"] and len(node[2]) == 1 and node[2][0][0] in _FLIP:
-        op, right = node[2][0]
-        return [canon(["cmp", node[1], [[_FLIP[op], right]]], receivers)]
+        return conjuncts(view(ir.UnaryOp, node).operand, receivers)
+    if isinstance(node, list) and node[:1] == ["cmp"]:
+        left, comparisons = view(ir.Compare, node)
+        if len(comparisons) == 1 and comparisons[0][0] in _FLIP:
+            op, right = comparisons[0]
+            return [canon(["cmp", left, [[_FLIP[op], right]]], receivers)]
     return [f"not {_p(node, receivers)}"]
 
 
 def message_text(node: Any, receivers: frozenset[str]) -> str:
     """A raise's message as one string: implicit concatenation flattened, f-string fields kept."""
     if isinstance(node, list) and node[:2] == ["bin", "+"]:
-        return message_text(node[2], receivers) + message_text(node[3], receivers)
-    if isinstance(node, list) and node[:1] == ["c"] and isinstance(node[1], str):
-        return node[1]
+        _op, left, right = view(ir.BinOp, node)
+        return message_text(left, receivers) + message_text(right, receivers)
+    if isinstance(node, list) and node[:1] == ["c"] and isinstance(view(ir.Const, node).value, str):
+        return str(view(ir.Const, node).value)
     if isinstance(node, list) and node[:1] == ["fstr"]:
-        return "".join(p if isinstance(p, str) else "{" + _c(p[1], receivers) + "}" for p in node[1])
+        return "".join(p if isinstance(p, str) else "{" + _c(p[1], receivers) + "}"
+                       for p in view(ir.FString, node).parts)
     return "{" + canon(node, receivers) + "}"

@@ -13,7 +13,8 @@ from typing import TYPE_CHECKING, Any, Protocol
 
 import networkx as nx
 
-from flagscan.facts.ir import is_kind
+from flagscan.facts import ir
+from flagscan.facts.ir import const_str, name_of, simple_name, view
 from flagscan.facts.reads import Read, reads_in, transform
 from flagscan.ruledata import load
 
@@ -30,34 +31,37 @@ def _atoms(test: Any, local: set[str]) -> list[tuple[str, str]]:
         if k == "read":
             return n
         if k == "call":
-            func = n[1]
-            tail = func[2] if func[0] == "a" else (func[1] if func[0] == "n" else "")
-            if tail in env_calls and n[2] and isinstance(n[2][0], list) and n[2][0][0] == "c" \
-                    and isinstance(n[2][0][1], str) and n[2][0][1].isupper():
-                out.append((f"env:{n[2][0][1]}", "env"))
+            call = view(ir.Call, n)
+            name = const_str(call.args[0]) if call.args else None
+            if simple_name(call.func) in env_calls and name is not None and name.isupper():
+                out.append((f"env:{name}", "env"))
                 return n
-        if k == "cmp" and _const_str(n[1]) and any(op in ("in", "notin") and _is_environ(r) for op, r in n[2]):
-            out.append((f"env:{n[1][1]}", "env"))   # "NAME" in os.environ
-            return n
-        if k == "sub" and _is_environ(n[1]) and _const_str(n[2]):
-            out.append((f"env:{n[2][1]}", "env"))   # os.environ["NAME"]
-            return n
-        if k == "a" and is_kind(n[1], "n") and n[1][1] in env_modules and n[2].isupper():
-            out.append((f"env:{n[2]}", "env"))
-            return n
-        if k == "a" and n[2] in model_attributes:
-            out.append(("model:config", "model"))
-            return n
-        if k == "n" and n[1] not in local and not n[1][0].isupper() and n[1] not in _BUILTINS:
-            out.append((f"predicate:{n[1]}", "predicate"))
+        if k == "cmp":
+            left, comparisons = view(ir.Compare, n)
+            if const_str(left) and any(op in ("in", "notin") and _is_environ(r) for op, r in comparisons):
+                out.append((f"env:{const_str(left)}", "env"))   # "NAME" in os.environ
+                return n
+        if k == "sub":
+            sub = view(ir.Subscript, n)
+            if _is_environ(sub.value) and const_str(sub.item):
+                out.append((f"env:{const_str(sub.item)}", "env"))   # os.environ["NAME"]
+                return n
+        if k == "a":
+            a = view(ir.Attr, n)
+            if name_of(a.value) in env_modules and a.attr.isupper():
+                out.append((f"env:{a.attr}", "env"))
+                return n
+            if a.attr in model_attributes:
+                out.append(("model:config", "model"))
+                return n
+        if k == "n":
+            name = view(ir.Name, n).id
+            if name not in local and not name[0].isupper() and name not in _BUILTINS:
+                out.append((f"predicate:{name}", "predicate"))
         return None
 
     transform(test, visit)
     return out
-
-
-def _const_str(n: Any) -> bool:
-    return isinstance(n, list) and len(n) > 1 and n[0] == "c" and isinstance(n[1], str)
 
 
 def _is_environ(n: Any) -> bool:

@@ -284,6 +284,28 @@ def simple_name(node: Node) -> str:
     return str(view(Name, node).id) if node[0] == "n" else ""
 
 
+def name_of(node: Any) -> str | None:
+    """The identifier of a name node (`["n", "server_args"]`), None for any other node."""
+    return str(node[1]) if is_kind(node, "n") else None
+
+
+def const_str(node: Any) -> str | None:
+    """The string of a string constant node, None for any other node."""
+    return node[1] if is_kind(node, "c") and isinstance(node[1], str) else None
+
+
+def dotted(node: Any, names: dict[str, str] | None = None) -> str | None:
+    """The dotted name a name or attribute chain spells (`torch.cuda.is_available`), its first name
+    replaced through `names` when given (an import's module path; a name it lacks: None)."""
+    if is_kind(node, "n"):
+        name = str(node[1])
+        return name if names is None else names.get(name)
+    if is_kind(node, "a") and len(node) > 2 and isinstance(node[2], str):
+        base = dotted(node[1], names)
+        return f"{base}.{node[2]}" if base else None
+    return None
+
+
 V = TypeVar("V", bound=tuple[Any, ...])
 
 

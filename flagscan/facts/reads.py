@@ -15,6 +15,9 @@ from collections.abc import Callable
 from dataclasses import dataclass, field
 from typing import Any
 
+from flagscan.facts import ir
+from flagscan.facts.ir import view
+
 
 @dataclass(frozen=True, slots=True)
 class Guard:
@@ -217,45 +220,51 @@ def transform(node: Any, fn: Callable[[Any], Any]) -> Any:
     if k in ("c", "n", "unk", "read"):
         return node
     if k == "a":
-        return ["a", t(node[1])] + node[2:]
+        a = view(ir.Attr, node)
+        return ["a", t(a.value), *node[2:]]
     if k == "call":
+        call = view(ir.Call, node)
         args = [["*", t(a[1])] if isinstance(a, list) and a and a[0] == "*" and len(a) == 2 and isinstance(a[1], list)
-                else t(a) for a in node[2]]
-        return ["call", t(node[1]), args, [[key, t(v)] for key, v in node[3]]] + node[4:]
+                else t(a) for a in call.args]
+        return ["call", t(call.func), args, [[key, t(v)] for key, v in call.keywords], *node[4:]]
     if k == "bin":
-        return ["bin", node[1], t(node[2]), t(node[3])]
+        op, left, right = view(ir.BinOp, node)
+        return ["bin", op, t(left), t(right)]
     if k == "bool":
-        return ["bool", node[1], [t(x) for x in node[2]]]
+        op, values = view(ir.BoolOp, node)
+        return ["bool", op, [t(x) for x in values]]
     if k == "cmp":
-        return ["cmp", t(node[1]), [[op, t(r)] for op, r in node[2]]]
+        left, comparisons = view(ir.Compare, node)
+        return ["cmp", t(left), [[op, t(r)] for op, r in comparisons]]
     if k == "un":
-        return ["un", node[1], t(node[2])]
+        op, operand = view(ir.UnaryOp, node)
+        return ["un", op, t(operand)]
     if k == "ifx":
-        return ["ifx", t(node[1]), t(node[2]), t(node[3])]
+        test, body, orelse = view(ir.IfExp, node)
+        return ["ifx", t(test), t(body), t(orelse)]
     if k == "sub":
-        idx: Any = node[2]
-        if isinstance(idx, list) and idx and idx[0] == "slice":
-            idx = ["slice"] + [t(p) if p is not None else None for p in idx[1:]]
-        else:
-            idx = t(idx)
-        return ["sub", t(node[1]), idx] + node[3:]
+        sub = view(ir.Subscript, node)
+        return ["sub", t(sub.value), t(sub.item), *node[3:]]
+    if k == "slice":
+        return ["slice", *(t(p) if p is not None else None for p in view(ir.Slice, node))]
     if k in ("list", "tuple", "set"):
-        return [k, [t(e) for e in node[1]]]
+        return [k, [t(e) for e in view(ir.Elements, node).elts]]
     if k == "*":
-        return ["*", t(node[1])]
+        return ["*", t(node[1])]   # ["*", expr]
     if k == "dict":
-        return ["dict", [[t(key) if key is not None else None, t(v)] for key, v in node[1]]]
+        return ["dict", [[t(key) if key is not None else None, t(v)] for key, v in view(ir.DictExp, node).items]]
     if k == "fstr":
-        return ["fstr", [p if isinstance(p, str) else ["fv", t(p[1]), p[2]] for p in node[1]]]
-    if k == "ifx":
-        return node
+        return ["fstr", [p if isinstance(p, str) else ["fv", t(p[1]), p[2]] for p in view(ir.FString, node).parts]]
     if k == "walrus":
-        return ["walrus", node[1], t(node[2])]
+        name, value = view(ir.Walrus, node)
+        return ["walrus", name, t(value)]
     if k == "lambda":
-        return ["lambda", node[1], t(node[2])]
+        params, body = view(ir.Lambda, node)
+        return ["lambda", params, t(body)]
     if k == "comp":
-        elt = [t(node[2][0]), t(node[2][1])] if node[1] == "dict" else t(node[2])
-        return ["comp", node[1], elt, [[g[0], t(g[1]), [t(c) for c in g[2]]] for g in node[3]]]
+        kind, elt, generators = view(ir.Comprehension, node)
+        new_elt = [t(elt[0]), t(elt[1])] if kind == "dict" else t(elt)
+        return ["comp", kind, new_elt, [[target, t(it), [t(c) for c in ifs]] for target, it, ifs in generators]]
     return node
 
 

@@ -23,6 +23,8 @@ from typing import TYPE_CHECKING, Any
 from flagscan.evaluate.interp.base import Dead
 from flagscan.evaluate.interp.state import State, join_states, join_values
 from flagscan.evaluate.interp.values import External, FuncVal, LazyImport, Unknown
+from flagscan.facts import ir
+from flagscan.facts.ir import dotted, view
 
 _GROUP = -900  # heap key of the default process group's facts on a path (no object has it)
 _RANK_NEED = "runtime:the rank of this process"
@@ -165,23 +167,12 @@ def _outside(interp: Any, value: Any) -> str | None:
     return None
 
 
-def _dotted(node: Any, names: dict[str, str]) -> str | None:
-    """The outside path a name or attribute chain of the IR names, or None."""
-    if not isinstance(node, list) or not node:
-        return None
-    if node[0] == "n" and len(node) > 1:
-        return names.get(node[1])
-    if node[0] == "a" and len(node) > 2 and isinstance(node[2], str):
-        base = _dotted(node[1], names)
-        return f"{base}.{node[2]}" if base else None
-    return None
-
-
 def _calls(node: Any, names: dict[str, str], paths: frozenset[str]) -> bool:
     """Whether the IR holds a call with no arguments of one of `paths`."""
     if not isinstance(node, list):
         return False
-    if node and node[0] == "call" and len(node) > 3 and not node[2] and not node[3] \
-            and _dotted(node[1], names) in paths:
-        return True
+    if node and node[0] == "call" and len(node) > 3:
+        call = view(ir.Call, node)
+        if not call.args and not call.keywords and dotted(call.func, names) in paths:
+            return True
     return any(_calls(child, names, paths) for child in node if isinstance(child, list))
