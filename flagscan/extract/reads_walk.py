@@ -526,7 +526,7 @@ def _unwrap_not(node: Any) -> tuple[Any, bool]:
 
 
 def _read_chains(node: Any, out: list[str]) -> None:
-    out.extend(".".join(n[1]) for n in reads_in(node))
+    out.extend(".".join(view(irv.Marked, n).chain) for n in reads_in(node))
 
 
 def _target_names(target: Any, out: set[str]) -> None:

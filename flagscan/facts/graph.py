@@ -114,7 +114,8 @@ def build_graph(tree_reads: TreeReadsLike, dests: set[str]) -> Graph:
             for guard in read.guards:
                 local = set(facts.scopes.get(guard.scope, []))
                 for rnode in reads_in(guard.test):
-                    other = Read(tuple(rnode[1]), rnode[2], "", "", 0, "", ()).dest(frozen)
+                    mark = view(ir.Marked, rnode)
+                    other = Read(tuple(mark.chain), mark.namespaced, "", "", 0, "", ()).dest(frozen)
                     if other is not None and other != dest:
                         g.add_edge(setting(other), target, kind="gates", location=read.location,
                                    condition=guard.shown[:300])

@@ -58,6 +58,9 @@ FUNC  = {"name", "line", "params": [[name, default|None, kind]], "body", "decora
 CLASS = {"name", "line", "bases": [expr...], "fields": [[name, default|None, annotation]...],
          "body": [stmt...], "decorators"}   fields: annotated class-body names in order (dataclass fields)
 MODULE = {"name", "path", "body": [stmt...]}
+
+Readers use the named views below (`view(If, stmt).test`), one per kind, rather than
+positions; tests/extract/test_ir_shapes.py walks lowered modules through the views alone.
 """
 
 from __future__ import annotations
@@ -175,6 +178,13 @@ class UnmodelledExpr(NamedTuple):
 class Yield(NamedTuple):
     value: Node | None
     line: int = 0
+
+
+class Marked(NamedTuple):
+    """["read", chain, namespaced, text]: a read of a setting in a marked expression (facts/reads.py)"""
+    chain: list[str]
+    namespaced: bool
+    text: str = ""
 
 
 # -- statements

@@ -12,6 +12,8 @@ import ast
 from collections.abc import Iterable
 from typing import Any
 
+from flagscan.facts import ir
+from flagscan.facts.ir import view
 from flagscan.strict import give_up
 
 _PREC = {"or": 1, "and": 2, "not": 3, "cmp": 4, "|": 5, "^": 6, "&": 7, "<<": 8, ">>": 8,
@@ -34,51 +36,65 @@ def _r(n: Any) -> str:
         return repr(n)
     k = n[0]
     if k == "read":
-        return n[3] if len(n) > 3 else ".".join(n[1])
+        read = view(ir.Marked, n)
+        return read.text or ".".join(read.chain)
     if k == "c":
-        return repr(n[1])
+        return repr(view(ir.Const, n).value)
     if k == "n":
-        return str(n[1])
+        return str(view(ir.Name, n).id)
     if k == "a":
-        return f"{_r(n[1])}.{n[2]}"
+        a = view(ir.Attr, n)
+        return f"{_r(a.value)}.{a.attr}"
     if k == "call":
-        args = [("*" + _r(a[1])) if isinstance(a, list) and a and a[0] == "*" and len(a) == 2 and isinstance(a[1], list) else _r(a) for a in n[2]]
-        args += [(f"**{_r(v)}" if key == "**" else f"{key}={_r(v)}") for key, v in n[3]]
-        if n[1] == ["n", "__await__"]:
+        call = view(ir.Call, n)
+        args = [("*" + _r(a[1])) if isinstance(a, list) and a and a[0] == "*" and len(a) == 2 and isinstance(a[1], list)
+                else _r(a) for a in call.args]
+        args += [(f"**{_r(v)}" if key == "**" else f"{key}={_r(v)}") for key, v in call.keywords]
+        if call.func == ["n", "__await__"]:   # how the lowering spells `await x`
             return f"await {args[0]}"
-        return f"{_r(n[1])}({', '.join(args)})"
+        return f"{_r(call.func)}({', '.join(args)})"
     if k == "bin":
-        return f"{_r(n[2])} {n[1]} {_r(n[3])}"
+        op, left, right = view(ir.BinOp, n)
+        return f"{_r(left)} {op} {_r(right)}"
     if k == "bool":
-        return f" {n[1]} ".join(_paren(x) for x in n[2])
+        op, values = view(ir.BoolOp, n)
+        return f" {op} ".join(_paren(x) for x in values)
     if k == "cmp":
-        return _r(n[1]) + "".join(f" {_CMPTXT.get(op, op)} {_r(r)}" for op, r in n[2])
+        left, comparisons = view(ir.Compare, n)
+        return _r(left) + "".join(f" {_CMPTXT.get(op, op)} {_r(r)}" for op, r in comparisons)
     if k == "un":
-        return f"not {_paren(n[2])}" if n[1] == "not" else f"{n[1]}{_paren(n[2])}"
+        op, operand = view(ir.UnaryOp, n)
+        return f"not {_paren(operand)}" if op == "not" else f"{op}{_paren(operand)}"
     if k == "ifx":
-        return f"{_r(n[2])} if {_r(n[1])} else {_r(n[3])}"
+        test, body, orelse = view(ir.IfExp, n)
+        return f"{_r(body)} if {_r(test)} else {_r(orelse)}"
     if k == "sub":
-        idx = n[2]
-        if isinstance(idx, list) and idx and idx[0] == "slice":
-            return f"{_r(n[1])}[{':'.join('' if p is None else _r(p) for p in idx[1:3])}]"
-        return f"{_r(n[1])}[{_r(idx)}]"
+        sub = view(ir.Subscript, n)
+        return f"{_r(sub.value)}[{_r(sub.item)}]"
+    if k == "slice":
+        lower, upper, step = view(ir.Slice, n)
+        text = f"{'' if lower is None else _r(lower)}:{'' if upper is None else _r(upper)}"
+        return text if step is None else f"{text}:{_r(step)}"
     if k in ("list", "tuple", "set"):
-        inner = ", ".join(_r(e) for e in n[1])
+        inner = ", ".join(_r(e) for e in view(ir.Elements, n).elts)
         return {"list": f"[{inner}]", "tuple": f"({inner})", "set": f"{{{inner}}}"}[k]
     if k == "dict":
-        return "{" + ", ".join(f"**{_r(v)}" if key is None else f"{_r(key)}: {_r(v)}" for key, v in n[1]) + "}"
+        return "{" + ", ".join(f"**{_r(v)}" if key is None else f"{_r(key)}: {_r(v)}"
+                               for key, v in view(ir.DictExp, n).items) + "}"
     if k == "fstr":
-        return 'f"' + "".join(p if isinstance(p, str) else "{" + _r(p[1]) + "}" for p in n[1]) + '"'
+        return 'f"' + "".join(p if isinstance(p, str) else "{" + _r(p[1]) + "}" for p in view(ir.FString, n).parts) + '"'
     if k == "unk":
-        return str(n[1])
+        return str(view(ir.UnmodelledExpr, n).text)
     if k == "comp":
-        return f"[{_r(n[2]) if n[1] != 'dict' else ''} for ...]"
+        kind, elt, _generators = view(ir.Comprehension, n)
+        return f"[{_r(elt) if kind != 'dict' else ''} for ...]"
     if k == "lambda":
-        return f"lambda: {_r(n[2])}"
+        return f"lambda: {_r(view(ir.Lambda, n).body)}"
     if k == "walrus":
-        return f"({n[1]} := {_r(n[2])})"
+        name, value = view(ir.Walrus, n)
+        return f"({name} := {_r(value)})"
     if k == "*":
-        return "*" + _r(n[1])
+        return "*" + _r(n[1])   # ["*", expr]
     return "<expr>"
 
 

@@ -17,6 +17,8 @@ from typing import TYPE_CHECKING, Any
 from flagscan.evaluate.gates.store import GateInterpreter
 from flagscan.evaluate.interp.base import Budget, Dead, truth
 from flagscan.evaluate.interp.values import Unknown
+from flagscan.facts import ir
+from flagscan.facts.ir import view
 from flagscan.facts.reads import CallSite, FileFacts, Guard, Read, reads_in, transform
 from flagscan.strict import give_up
 
@@ -279,7 +281,7 @@ def _same_function(callee: str, module: str, name: str) -> bool:
 
 
 def _mentions(test: Any, dest: str) -> bool:
-    return any(dest in n[1] for n in reads_in(test))
+    return any(dest in view(ir.Marked, n).chain for n in reads_in(test))
 
 
 def _substitute(node: Any, reads: dict[str, Any], ev: GateEvaluator, subject: str | None) -> Any:
@@ -287,7 +289,8 @@ def _substitute(node: Any, reads: dict[str, Any], ev: GateEvaluator, subject: st
         if n[0] != "read":
             return None
         name = f"__flagscan_read_{len(reads)}"
-        reads[name] = ev.setting_value(n[1], n[2], subject)
+        read = view(ir.Marked, n)
+        reads[name] = ev.setting_value(read.chain, read.namespaced, subject)
         return ["n", name]
 
     return transform(node, replace)

@@ -16,7 +16,8 @@ from typing import TYPE_CHECKING, Any, TypedDict
 from flagscan.evaluate.interp.base import truth
 from flagscan.evaluate.interp.state import State
 from flagscan.evaluate.interp.values import ModuleVal, Unknown
-from flagscan.facts.ir import Node
+from flagscan.facts import ir as irv
+from flagscan.facts.ir import Node, view
 from flagscan.facts.reads import FileFacts, Guard, transform
 from flagscan.facts.render import render
 from flagscan.strict import give_up
@@ -70,7 +71,7 @@ def definition_site(store: ModuleStore, module: str, name: str, depth: int = 0) 
     if found is None:
         for stmt in _top(ir["body"]):
             if stmt[0] == "import":
-                for _local, mod, attr in stmt[2]:
+                for _local, mod, attr in view(irv.Import, stmt).names:
                     if attr == "*":
                         site = definition_site(store, mod, name, depth + 1)
                         if site is not None:
@@ -88,9 +89,10 @@ def definition_site(store: ModuleStore, module: str, name: str, depth: int = 0) 
             return {"name": name, "location": f"{submodule['path']}:1", "text": f"module {mod}.{attr}"}
         return site
     if kind == "assign":
-        return {"name": name, "location": f"{ir['path']}:{stmt[1]}", "text": f"{name} = {render(stmt[3])}",
-                "value_ir": stmt[3], "module": module}
-    fn = stmt[2]
+        assign = view(irv.Assign, stmt)
+        return {"name": name, "location": f"{ir['path']}:{assign.line}", "text": f"{name} = {render(assign.value)}",
+                "value_ir": assign.value, "module": module}
+    fn = view(irv.Def, stmt).func if kind == "def" else view(irv.ClassDef, stmt).cls
     return {"name": name, "location": f"{ir['path']}:{fn['line']}", "text": f"{stmt[0]} {name}(...)", "module": module}
 
 
@@ -98,25 +100,29 @@ def _top(body: list[Node]) -> Iterator[Node]:
     for stmt in body:
         yield stmt
         if stmt[0] == "if":
-            yield from _top(stmt[3])
-            yield from _top(stmt[4])
-        elif stmt[0] == "try":
-            yield from _top(stmt[2])
-            for h in stmt[3]:
-                yield from _top(h[2])
-            yield from _top(stmt[4])
+            branch = view(irv.If, stmt)
+            yield from _top(branch.body)
+            yield from _top(branch.orelse)
+        elif stmt[0] == "try":   # not the finally block
+            t = view(irv.Try, stmt)
+            yield from _top(t.body)
+            for _types, _name, handler_body in t.handlers:
+                yield from _top(handler_body)
+            yield from _top(t.orelse)
 
 
 def _binding(body: list[Node], name: str) -> tuple[str, Node] | None:
     found: tuple[str, Node] | None = None
     for stmt in _top(body):
         kind = stmt[0]
-        if kind == "assign" and any(t == ["n", name] for t in stmt[2]):
+        if kind == "assign" and any(t == ["n", name] for t in view(irv.Assign, stmt).targets):
             found = ("assign", stmt)
-        elif kind in ("def", "class") and stmt[2]["name"] == name:
+        elif kind == "def" and view(irv.Def, stmt).func["name"] == name:
+            found = (kind, stmt)
+        elif kind == "class" and view(irv.ClassDef, stmt).cls["name"] == name:
             found = (kind, stmt)
         elif kind == "import":
-            for local, mod, attr in stmt[2]:
+            for local, mod, attr in view(irv.Import, stmt).names:
                 if local == name and attr != "*":
                     found = ("import", [local, mod, attr])
     return found

@@ -16,6 +16,8 @@ from flagscan.evaluate.interp.interpreter import Interpreter
 from flagscan.evaluate.interp.state import State
 from flagscan.evaluate.interp.values import ClassVal, FuncVal, ModuleVal, Unknown
 from flagscan.extract.reads_walk import nested_blocks
+from flagscan.facts import ir
+from flagscan.facts.ir import is_kind, name_of, view
 from flagscan.strict import give_up
 
 if TYPE_CHECKING:
@@ -129,15 +131,17 @@ def _rebound(body: list[Any]) -> set[str]:
     for stmt in body:
         kind = stmt[0]
         if kind == "def":
-            _globals_in(stmt[2]["body"], out)
+            _globals_in(view(ir.Def, stmt).func["body"], out)
         elif kind == "class":
-            out |= _rebound(stmt[2]["body"])
+            out |= _rebound(view(ir.ClassDef, stmt).cls["body"])
         elif kind == "if":
-            out |= _rebound(stmt[3]) | _rebound(stmt[4])
-        elif kind == "try":
-            out |= _rebound(stmt[2])
-            for h in stmt[3]:
-                out |= _rebound(h[2])
+            branch = view(ir.If, stmt)
+            out |= _rebound(branch.body) | _rebound(branch.orelse)
+        elif kind == "try":   # the body and the handlers
+            t = view(ir.Try, stmt)
+            out |= _rebound(t.body)
+            for _types, _name, handler_body in t.handlers:
+                out |= _rebound(handler_body)
     return out
 
 
@@ -151,21 +155,23 @@ def _rebinders(body: list[Any], prefix: str = "") -> dict[str, dict[str, tuple[i
     out: dict[str, dict[str, tuple[int, frozenset[Any] | None]]] = {}
     for stmt in body:
         if stmt[0] == "class":
-            for name, writers in _rebinders(stmt[2]["body"], f"{prefix}{stmt[2]['name']}.").items():
+            cls = view(ir.ClassDef, stmt).cls
+            for name, writers in _rebinders(cls["body"], f"{prefix}{cls['name']}.").items():
                 out.setdefault(name, {}).update(writers)
         elif stmt[0] == "def":
-            qual = f"{prefix}{stmt[2]['name']}"
+            line, fn = view(ir.Def, stmt)
+            qual = f"{prefix}{fn['name']}"
             names: set[str] = set()
-            _globals_in(stmt[2]["body"], names)
+            _globals_in(fn["body"], names)
             for name in names:
                 found: list[tuple[int, Any]] = []
-                _assignments(stmt[2]["body"], name, found)
+                _assignments(fn["body"], name, found)
                 values = [v for _, v in found]
-                consts = (frozenset(v[1] for v in values)
-                          if values and all(isinstance(v, list) and v and v[0] == "c" and _hashable(v[1]) for v in values)
+                consts = (frozenset(view(ir.Const, v).value for v in values)
+                          if values and all(is_kind(v, "c") and _hashable(view(ir.Const, v).value) for v in values)
                           else None)
                 # no assignment found: taken as rebinding on entry (the first call is not special)
-                out.setdefault(name, {})[qual] = (min(line for line, _ in found) if found else stmt[1], consts)
+                out.setdefault(name, {})[qual] = (min(at for at, _ in found) if found else line, consts)
     return out
 
 
@@ -180,7 +186,7 @@ def _hashable(value: Any) -> bool:
 def _nested(stmt: list[Any], into_defs: bool) -> list[list[Any]]:
     """The statement bodies nested in one statement (a def's only when `into_defs`)."""
     if stmt[0] == "def":
-        return [stmt[2]["body"]] if into_defs else []
+        return [view(ir.Def, stmt).func["body"]] if into_defs else []
     return nested_blocks(stmt)
 
 
@@ -188,17 +194,17 @@ def _assignments(body: list[Any], name: str, out: list[tuple[int, Any]]) -> None
     """(line, assigned IR expression; None for an augmented one) of every binding of `name`."""
     for stmt in body:
         kind = stmt[0]
-        if kind == "assign" and any(isinstance(t, list) and t[:2] == ["n", name] for t in stmt[2]):
-            out.append((stmt[1], stmt[3]))
-        elif kind == "aug" and isinstance(stmt[2], list) and stmt[2][:2] == ["n", name]:
-            out.append((stmt[1], None))
+        if kind == "assign" and any(name_of(t) == name for t in view(ir.Assign, stmt).targets):
+            out.append((view(ir.Assign, stmt).line, view(ir.Assign, stmt).value))
+        elif kind == "aug" and name_of(view(ir.AugAssign, stmt).target) == name:
+            out.append((view(ir.AugAssign, stmt).line, None))
         for inner in _nested(stmt, into_defs=True):
             _assignments(inner, name, out)
 
 
 def _imports_in(body: list[Any], before: int, out: list[list[Any]]) -> None:
     for stmt in body:
-        if stmt[0] == "import" and (not before or stmt[1] < before):
+        if stmt[0] == "import" and (not before or view(ir.Import, stmt).line < before):
             out.append(stmt)
         for inner in _nested(stmt, into_defs=False):
             _imports_in(inner, before, out)
@@ -206,23 +212,16 @@ def _imports_in(body: list[Any], before: int, out: list[list[Any]]) -> None:
 
 def _globals_in(body: list[Any], out: set[str]) -> None:
     for stmt in body:
-        if stmt[0] == "pass" and len(stmt) > 3 and stmt[2] == "global":
-            out.update(stmt[3])
-        elif stmt[0] == "def":
-            _globals_in(stmt[2]["body"], out)
-        elif stmt[0] in ("if",):
-            _globals_in(stmt[3], out)
-            _globals_in(stmt[4], out)
-        elif stmt[0] in ("for",):
-            _globals_in(stmt[4], out)
-        elif stmt[0] in ("while", "with"):
-            _globals_in(stmt[3], out)
-        elif stmt[0] == "try":
-            _globals_in(stmt[2], out)
-            for h in stmt[3]:
-                _globals_in(h[2], out)
-            _globals_in(stmt[4], out)
-            _globals_in(stmt[5], out)
+        kind = stmt[0]
+        if kind == "pass" and len(stmt) > 3 and stmt[2] == "global":
+            out.update(stmt[3])   # ["pass", line, "global", [name...]]
+        elif kind == "def":
+            _globals_in(view(ir.Def, stmt).func["body"], out)
+        elif kind == "for":   # the body, not the else block
+            _globals_in(view(ir.For, stmt).body, out)
+        elif kind in ("if", "while", "with", "try"):
+            for block in nested_blocks(stmt):
+                _globals_in(block, out)
 
 
 def _class_writes(body: list[Any]) -> list[tuple[str, str]]:
@@ -234,32 +233,23 @@ def _class_writes(body: list[Any]) -> list[tuple[str, str]]:
         for stmt in stmts:
             kind = stmt[0]
             if kind in ("assign", "aug"):
-                targets = stmt[2] if kind == "assign" else [stmt[2]]
+                targets = view(ir.Assign, stmt).targets if kind == "assign" else [view(ir.AugAssign, stmt).target]
                 for t in targets:
-                    if isinstance(t, list) and t and t[0] == "a" and isinstance(t[1], list) and t[1][0] == "n":
-                        base = t[1][1]
-                        if base == "cls" and cls:
-                            out.append((cls, t[2]))
-                        elif base[:1].isupper():
-                            out.append((base, t[2]))
+                    base = name_of(view(ir.Attr, t).value) if is_kind(t, "a") else None
+                    if base is None:
+                        continue
+                    if base == "cls" and cls:
+                        out.append((cls, view(ir.Attr, t).attr))
+                    elif base[:1].isupper():
+                        out.append((base, view(ir.Attr, t).attr))
             elif kind == "def":
-                scan(stmt[2]["body"], cls)
+                scan(view(ir.Def, stmt).func["body"], cls)
             elif kind == "class":
-                scan(stmt[2]["body"], stmt[2]["name"])
-            elif kind == "if":
-                scan(stmt[3], cls)
-                scan(stmt[4], cls)
-            elif kind == "for":
-                scan(stmt[4], cls)
-                scan(stmt[5], cls)
-            elif kind in ("while", "with"):
-                scan(stmt[3], cls)
-            elif kind == "try":
-                scan(stmt[2], cls)
-                for h in stmt[3]:
-                    scan(h[2], cls)
-                scan(stmt[4], cls)
-                scan(stmt[5], cls)
+                inner = view(ir.ClassDef, stmt).cls
+                scan(inner["body"], inner["name"])
+            else:
+                for block in nested_blocks(stmt):
+                    scan(block, cls)
 
     scan(body, None)
     return out

@@ -25,6 +25,8 @@ from flagscan.evaluate.interp.values import ClassVal, ExcVal, FuncVal, LazyImpor
 from flagscan.evaluate.startup.ranks import ProcessGroups, distributed
 from flagscan.evaluate.startup.results import StartupRaise, StartupResult, StartupWrite
 from flagscan.evaluate.world import World
+from flagscan.facts import ir
+from flagscan.facts.ir import view
 from flagscan.facts.render import conjunction
 
 
@@ -113,8 +115,8 @@ class GlobalWrites(_Combined):
 
     def assign(self, target: Any, value: Any, state: State, module: ModuleVal, line: int) -> None:
         stack = getattr(self, "stack", None)
-        if target[0] == "n" and stack and target[1] in _globals_of(stack[-1][1]):
-            name = target[1]
+        if target[0] == "n" and stack and view(ir.Name, target).id in _globals_of(stack[-1][1]):
+            name = view(ir.Name, target).id
             # this path, and every path that forks from it later, sees the value it bound (the
             # lazy-initialisation idiom `global _p; if _p is None: _p = make(); return _p`,
             # platforms/__init__.py's current_platform in 0.5.23)
