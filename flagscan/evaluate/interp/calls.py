@@ -71,7 +71,7 @@ class CallsMixin(InterpreterParts):
             return BoundMethod(value, obj)   # a method under @contextmanager
         return value
 
-    def _e_call(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_call(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         call = view(ir.Call, node)
         func = self.eval(call.func, state, module, line)
         args: list[Any] = []

@@ -50,7 +50,7 @@ _UNARY: dict[str, Callable[[Any], Any]] = {"-": operator.neg, "+": operator.pos,
 class ExpressionsMixin(InterpreterParts):
     """Expressions of the Interpreter: attributes, subscripts, literals, comprehensions."""
 
-    def _e_unk(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_unmodelled(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         text = view(ir.UnmodelledExpr, node).text
         literal = _bytes_literal(text)
         if literal is not None:
@@ -67,13 +67,13 @@ class ExpressionsMixin(InterpreterParts):
                     return tuple(name for name, _spec in cls.dataclass_fields())
         return _NOTHING
 
-    def _e_opaque(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_opaque_pattern(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         """A `match` pattern the lowering does not spell out (a sequence or mapping pattern):
         whether it matches is not known, nor what it captures."""
         pattern = view(ir.UnmodelledExpr, node).text   # ["opaque", pattern_text]
         return Unknown(f"case {pattern}", {f"runtime:match case {pattern}"})
 
-    def _e_a(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_attribute(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         a = view(ir.Attr, node)
         return self.getattr(self.eval(a.value, state, module, line), a.attr, state, module, node)
 
@@ -243,7 +243,7 @@ class ExpressionsMixin(InterpreterParts):
                 return mutator(self, base, attr)
         return method_of(base, attr)
 
-    def _e_un(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_unary(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         op, operand = view(ir.UnaryOp, node)
         value = self.eval(operand, state, module, line)
         if op == "not":
@@ -258,7 +258,7 @@ class ExpressionsMixin(InterpreterParts):
             return unknown_of(value, why=f"{op} unknown")
         return _UNARY[op](value)
 
-    def _e_ifx(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_conditional(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         test_ir, body, orelse = view(ir.IfExp, node)
         test = self.eval(test_ir, state, module, line)
         t = truth(test)
@@ -296,7 +296,7 @@ class ExpressionsMixin(InterpreterParts):
             value = Unknown(value.why, value.needs | needs, value.options, value.truth)
         return value
 
-    def _e_sub(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_subscript(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         sub = view(ir.Subscript, node)
         base = self.eval(sub.value, state, module, line)
         index_ir = sub.item
@@ -308,7 +308,7 @@ class ExpressionsMixin(InterpreterParts):
         index = self.eval(index_ir, state, module, line)
         return self.subscript(base, index, state, module, node)
 
-    def _e_slice(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_slice(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         """`lo:hi:step` inside a subscript of several indices (`out[:, a:b]`): a slice object
         when its bounds are known (what a subscript of a plain value can use), else unknown."""
         parts = [self.eval(p, state, module, line) if p is not None else None for p in view(ir.Slice, node)]
@@ -316,7 +316,7 @@ class ExpressionsMixin(InterpreterParts):
             return unknown_of(*parts, why="a slice with unknown bounds")
         return slice(*parts)
 
-    def _e_yield(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_yield(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         # A statement-level yield is run by the frame that drives the generator (generators.py);
         # one inside a larger expression (`x = (yield) + 1`) is not followed.
         return self.give_up("a yield inside an expression", module, line, "what the generator is sent")
@@ -405,14 +405,14 @@ class ExpressionsMixin(InterpreterParts):
         # A key present on some paths only is read where code found it present.
         return value.value if isinstance(value, Maybe) and isinstance(base, dict) else value
 
-    def _e_list(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_list(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         return self._elements(view(ir.Elements, node).elts, state, module, line)
 
-    def _e_tuple(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_tuple(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         items = self._elements(view(ir.Elements, node).elts, state, module, line)
         return tuple(items) if isinstance(items, list) else items
 
-    def _e_set(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_set(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         items = self._elements(view(ir.Elements, node).elts, state, module, line)
         if isinstance(items, list) and not has_unknown(items):
             try:
@@ -434,7 +434,7 @@ class ExpressionsMixin(InterpreterParts):
                 out.append(self.eval(e, state, module, line))
         return out
 
-    def _e_dict(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_dict(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         out: dict[Any, Any] = {}
         for key_ir, value_ir in view(ir.DictExp, node).items:
             value = self.eval(value_ir, state, module, line)
@@ -455,7 +455,7 @@ class ExpressionsMixin(InterpreterParts):
                 return self.give_up("an unhashable dict key", module, line)
         return out
 
-    def _e_fstr(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_fstring(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         parts: list[str] = []
         unknown = None
         for part in view(ir.FString, node).parts:
@@ -476,7 +476,7 @@ class ExpressionsMixin(InterpreterParts):
             return Unknown(text, unknown.needs)
         return text
 
-    def _e_comp(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_comprehension(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         kind, elt, gens = view(ir.Comprehension, node)
         results: list[Any] = []
         saved = state.locals
@@ -556,13 +556,13 @@ class ExpressionsMixin(InterpreterParts):
                 return False
         return True
 
-    def _e_lambda(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_lambda(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         closure = dict(getattr(state, "closure", None) or {})
         closure.update(self.function_scope(state, module) or {})
         params, body = view(ir.Lambda, node)
         return LambdaVal(module, params, body, closure)
 
-    def _e_walrus(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_walrus(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         name, expr = view(ir.Walrus, node)
         value = self.eval(expr, state, module, line)
         state.locals[name] = value

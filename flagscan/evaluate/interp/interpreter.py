@@ -55,6 +55,14 @@ if TYPE_CHECKING:
     from flagscan.extract.irstore import ModuleStore
 
 
+# The evaluator of each expression kind (facts/ir.py), named after what it computes.
+EVAL = {kind: f"eval_{name}" for kind, name in {
+    "unk": "unmodelled", "opaque": "opaque_pattern", "a": "attribute", "un": "unary", "ifx": "conditional",
+    "sub": "subscript", "slice": "slice", "yield": "yield", "list": "list", "tuple": "tuple", "set": "set",
+    "dict": "dict", "fstr": "fstring", "comp": "comprehension", "lambda": "lambda", "walrus": "walrus",
+    "bin": "binary", "bool": "boolean", "cmp": "compare", "call": "call"}.items()}
+
+
 class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin, GeneratorsMixin):
     """Executes lowered modules from a ModuleStore under a world of facts."""
 
@@ -578,7 +586,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
             return node[1]   # Const.value
         if kind == "n":
             return self.lookup(node[1], state, module)   # Name.id
-        method = getattr(self, "_e_" + kind, None)
+        method = getattr(self, EVAL[kind], None) if kind in EVAL else None
         if method is None:
             return self.give_up(f"expression kind {kind!r}", module, line)
         return method(node, state, module, line)

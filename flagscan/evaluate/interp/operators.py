@@ -109,7 +109,7 @@ class OperatorsMixin(InterpreterParts):
         state.raised.append((failing, raised))
         return Unknown(f"{left!r} {op} {right!r}", needs, options)
 
-    def _e_bin(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_binary(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         op, left, right = view(ir.BinOp, node)
         return self.binop(op, self.eval(left, state, module, line), self.eval(right, state, module, line),
                           state, module)
@@ -128,7 +128,7 @@ class OperatorsMixin(InterpreterParts):
                     return result
         return NotImplemented
 
-    def _e_bool(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_boolean(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         op, operands = view(ir.BoolOp, node)
         result: Any = None
         pending_unknown: Unknown | None = None
@@ -154,7 +154,7 @@ class OperatorsMixin(InterpreterParts):
             return Unknown(pending_unknown.why, pending_unknown.needs)
         return result
 
-    def _e_cmp(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
+    def eval_compare(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         left_ir, comparisons = view(ir.Compare, node)
         left = self.eval(left_ir, state, module, line)
         result: Any = True

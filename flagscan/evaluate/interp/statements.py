@@ -34,6 +34,14 @@ else:
     InterpreterParts = object  # the Protocol the part is checked against (parts.py); none at run time
 
 
+# The executor of each statement kind (facts/ir.py), named after what it runs.
+EXEC = {kind: f"exec_{name}" for kind, name in {
+    "pass": "pass", "unk": "unmodelled", "del": "delete", "break": "break", "continue": "continue",
+    "expr": "expression", "assign": "assign", "aug": "augmented_assign", "import": "import", "def": "def",
+    "class": "class", "if": "if", "ret": "return", "raise": "raise", "assert": "assert", "for": "for",
+    "while": "while", "try": "try", "with": "with"}.items()}
+
+
 class StatementsMixin(InterpreterParts):
     """Statement executors of the Interpreter: blocks, branches, loops, try, class and def."""
 
@@ -62,8 +70,8 @@ class StatementsMixin(InterpreterParts):
         if isinstance(stmt[1], int):
             self.line, self.at = stmt[1], module
         try:
-            handler: Callable[[Node, State, ModuleVal], Exits] = getattr(self, "_s_" + kind)
-        except AttributeError:
+            handler: Callable[[Node, State, ModuleVal], Exits] = getattr(self, EXEC[kind])
+        except KeyError:
             self.give_up(f"statement kind {kind!r}", module, stmt[1] if isinstance(stmt[1], int) else 0,
                          "what it does")
             return [("next", state, None)]
@@ -77,15 +85,15 @@ class StatementsMixin(InterpreterParts):
             outcomes = list(outcomes) + [("raise", s, exc) for s, exc in raised]
         return outcomes
 
-    def _s_pass(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_pass(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         return [("next", state, None)]
 
-    def _s_unk(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_unmodelled(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         unk = view(ir.Unmodelled, stmt)
         self.give_up(f"a statement flagscan does not model ({unk.text})", module, unk.line, "what it does")
         return [("next", state, None)]
 
-    def _s_del(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_delete(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         d = view(ir.Delete, stmt)
         if d.targets is None:   # an IR lowered before `del` kept its targets
             self.give_up("a del statement", module, d.line, "what it deletes")
@@ -94,13 +102,13 @@ class StatementsMixin(InterpreterParts):
             self.delete(target, state, module, d.line)
         return [("next", state, None)]
 
-    def _s_break(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_break(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         return [("break", state, None)]
 
-    def _s_continue(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_continue(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         return [("continue", state, None)]
 
-    def _s_expr(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_expression(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         line, expr = view(ir.ExprStmt, stmt)
         if expr[0] == "yield":
             outcomes = self.yield_statement(view(ir.Yield, expr).value, [], state, module, line)
@@ -113,7 +121,7 @@ class StatementsMixin(InterpreterParts):
         self.eval(expr, state, module, line=line)
         return [("next", state, None)]
 
-    def _s_assign(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_assign(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         line, targets, expr = view(ir.Assign, stmt)
         if expr[0] == "yield":
             outcomes = self.yield_statement(view(ir.Yield, expr).value, targets, state, module, line)
@@ -124,7 +132,7 @@ class StatementsMixin(InterpreterParts):
             self.assign(target, value, state, module, line)
         return [("next", state, None)]
 
-    def _s_aug(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_augmented_assign(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         line, target, op, expr = view(ir.AugAssign, stmt)
         current = self.eval(target, state, module, line=line)
         value = self.eval(expr, state, module, line=line)
@@ -134,7 +142,7 @@ class StatementsMixin(InterpreterParts):
         self.assign(target, self.binop(op, current, value, state, module), state, module, line)
         return [("next", state, None)]
 
-    def _s_import(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_import(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         line, imported = view(ir.Import, stmt)
         for local, mod, attr in imported:
             if self._not_installed(mod):
@@ -199,7 +207,7 @@ class StatementsMixin(InterpreterParts):
             scope = scopes[id(scope)]
         return scope if scope is not module.globals else None
 
-    def _s_def(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_def(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         func = view(ir.Def, stmt).func
         closure = self.function_scope(state, module)
         fn: Any = FuncVal(module, func, closure)
@@ -211,7 +219,7 @@ class StatementsMixin(InterpreterParts):
         state.locals[func["name"]] = fn
         return [("next", state, None)]
 
-    def _s_class(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_class(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         body = view(ir.ClassDef, stmt).cls
         bases = [self.eval(b, state, module) for b in body["bases"]]
         cls = ClassVal(body["name"], module, body, bases)
@@ -266,7 +274,7 @@ class StatementsMixin(InterpreterParts):
         state.locals[body["name"]] = result
         return [("next", state, None)]
 
-    def _s_if(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_if(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         # the source text (the last field) is for the read extractor
         line, test_ir, body, orelse, text, _source = view(ir.If, stmt)
         test = self.eval(test_ir, state, module, line=line)
@@ -295,12 +303,12 @@ class StatementsMixin(InterpreterParts):
             s.conds = saved
         return outcomes
 
-    def _s_ret(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_return(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         line, expr = view(ir.Return, stmt)
         value = self.eval(expr, state, module, line=line) if expr is not None else None
         return [("return", state, value)]
 
-    def _s_raise(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_raise(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         # A raising path keeps its own state object: the caller may later adopt the
         # joined returning paths into the object it passed in.
         line, expr = view(ir.Raise, stmt)
@@ -316,7 +324,7 @@ class StatementsMixin(InterpreterParts):
         self.record(state, "raise", module, line, value=exc.type_name, message=exc.message)
         return [("raise", state.fork(), exc)]
 
-    def _s_assert(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_assert(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         # the source text (the last field) is for the read extractor
         line, test_ir, msg_ir, text, _source = view(ir.Assert, stmt)
         test = self.eval(test_ir, state, module, line=line)
@@ -339,7 +347,7 @@ class StatementsMixin(InterpreterParts):
         """An `assert` whose test is not known: both outcomes are followed (a hook for phases
         that say what such a test needs)."""
 
-    def _s_for(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_for(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         line, target, iter_ir, body, orelse = view(ir.For, stmt)
         raw = self.eval(iter_ir, state, module, line=line)
         iterable = self.iterate(raw, state, module)
@@ -365,7 +373,7 @@ class StatementsMixin(InterpreterParts):
         if len(iterable) > 2000:
             iterable = None
             self.bound(f"a loop over {len(iterable or [])} elements", module, line, "what the loop writes")
-            return self._s_for(["for", line, target, ["unk", "a long iterable"], body, orelse], state, module)
+            return self.exec_for(["for", line, target, ["unk", "a long iterable"], body, orelse], state, module)
         for item in iterable:
             if current is None:
                 break
@@ -394,7 +402,7 @@ class StatementsMixin(InterpreterParts):
             results.append(("next", join_states(finished, "loop"), None))
         return results
 
-    def _s_while(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_while(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         line, test_ir, body = view(ir.While, stmt)
         # what the loop starts from, kept intact (writes copy first), for a loop cut at its bound
         entry_locals, entry_heap = dict(state.locals), dict(state.heap)
@@ -433,7 +441,7 @@ class StatementsMixin(InterpreterParts):
             results.append(("next", join_states(exits, "loop"), None))
         return results
 
-    def _s_try(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_try(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         _line, body, handlers, orelse, final = view(ir.Try, stmt)
         outcomes = self.exec_block(body, state, module)
         results: list[tuple[str, State, Any]] = []
@@ -485,10 +493,10 @@ class StatementsMixin(InterpreterParts):
             return t.path.rsplit(".", 1)[-1]
         return ""
 
-    def _s_with(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_with(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         line, items, body = view(ir.With, stmt)
         if len(items) > 1:   # `with a, b: body` is `with a: with b: body`
-            return self._s_with(["with", line, items[:1], [["with", line, items[1:], body]]], state, module)
+            return self.exec_with(["with", line, items[:1], [["with", line, items[1:], body]]], state, module)
         for expr, target in items:
             value = self.eval(expr, state, module, line=line)
             if isinstance(value, GeneratorVal) and value.context:

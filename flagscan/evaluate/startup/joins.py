@@ -29,8 +29,8 @@ class JoinNeeds(_Combined):
 
     join_needs: bool = False
 
-    def _s_if(self, stmt: Any, state: State, module: Any) -> list[tuple[str, State, Any]]:
-        outcomes: list[tuple[str, State, Any]] = super()._s_if(stmt, state, module)
+    def exec_if(self, stmt: Any, state: State, module: Any) -> list[tuple[str, State, Any]]:
+        outcomes: list[tuple[str, State, Any]] = super().exec_if(stmt, state, module)
         nexts = [s for kind, s, _ in outcomes if kind == "next"]
         if len(nexts) < 2 or not getattr(self, "join_needs", False):
             return outcomes

@@ -157,9 +157,9 @@ class SurvivalTracking(_Combined):
     certain once startup reaches it. The assumption's text is recorded when one side
     of an unknown branch ends only in raises while the other goes on."""
 
-    def _s_if(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_if(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         n = len(state.assumptions)
-        outcomes = super()._s_if(stmt, state, module)
+        outcomes = super().exec_if(stmt, state, module)
         sides: dict[str, set[str]] = {}
         for kind, s, _v in outcomes:
             if len(s.assumptions) > n:
@@ -172,9 +172,9 @@ class SurvivalTracking(_Combined):
                 self.survival.add(a)
         return outcomes
 
-    def _s_assert(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
+    def exec_assert(self, stmt: Node, state: State, module: ModuleVal) -> Exits:
         n = len(state.assumptions)
-        outcomes = super()._s_assert(stmt, state, module)
+        outcomes = super().exec_assert(stmt, state, module)
         for kind, s, _v in outcomes:
             if kind == "next" and len(s.assumptions) > n:
                 self.survival.add(s.assumptions[n])
