@@ -144,3 +144,22 @@ def main():
 ''', **ENV)
     assert not interp.stops
     assert isinstance(value, Unknown) and value.options is None
+
+
+def test_setdefault_under_an_unknown_key_on_an_empty_dict_gives_a_new_container(tmp_path):
+    # 0.5.14 deepseek_v4.py's weight loop: `bucket = cache.setdefault(param_name, {})` then
+    # `bucket[shard] = w`; the store into the result gave up on a value not known
+    value, interp = run(tmp_path, '''
+def main(weights):
+    cache = {}
+    for name in weights:
+        bucket = cache.setdefault(name + ".fused", {})
+        bucket["q"] = 1
+        full = len(bucket) == 2
+    return full, cache
+''', args=(Unknown("the checkpoint's weights"),))
+    full, cache = value
+    assert not interp.stops
+    assert isinstance(full, Unknown)   # an earlier pass may have filled the bucket: not a certain False
+    assert isinstance(cache, dict)
+

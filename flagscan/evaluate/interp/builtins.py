@@ -17,6 +17,7 @@ from flagscan.evaluate.interp.values import (
     EnumMember,
     ExcVal,
     External,
+    Fresh,
     FuncVal,
     GenericAlias,
     Maybe,
@@ -544,8 +545,9 @@ def method_of(base: Any, attr: str) -> Any:
                    module: ModuleVal, line: int) -> Any:
             if isinstance(base, dict) and _unknown_keys(attr, args, kwargs):
                 # keys not known: any entry may now hold what was written, others may exist
+                fresh = _bucket(base, attr, args)
                 open_dict(base, unknown_of(*args, *kwargs.values(), why=f".{attr}(...)"))
-                return unknown_of(*args, why=f".{attr}(...)")
+                return fresh if fresh is not None else unknown_of(*args, why=f".{attr}(...)")
             if isinstance(base, (list, set)) and attr in ("extend", "update") and args and (
                     isinstance(args[0], Unknown) or not isinstance(args[0], (list, tuple, set, frozenset, dict, str))):
                 # elements not known, in a number not known: the container itself is now unknown
@@ -604,6 +606,16 @@ def sort_order(interp: InterpreterParts, state: State, module: ModuleVal, items:
     except TypeError:
         return None
     return [items[i] for i in ranked]
+
+
+def _bucket(base: dict[Any, Any], attr: str, args: list[Any]) -> Fresh | None:
+    """`d.setdefault(key not known, {})` on a dict that holds nothing yet (0.5.14 deepseek_v4.py's
+    `bucket = cache.setdefault(param_name, {})` in the weight loop): what it returns is the new
+    empty container or one an earlier pass stored the same way, so a container no other object
+    the model knows holds; its contents are not known (an earlier pass may have filled it)."""
+    if attr != "setdefault" or base or len(args) < 2 or not isinstance(args[1], (dict, list, set)) or args[1]:
+        return None
+    return Fresh("an entry of a dict under a key not known", getattr(args[0], "needs", frozenset()))
 
 
 def _unknown_keys(attr: str, args: list[Any], kwargs: dict[str, Any]) -> bool:
