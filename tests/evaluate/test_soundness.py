@@ -163,3 +163,4 @@ def main(weights):
     assert isinstance(full, Unknown)   # an earlier pass may have filled the bucket: not a certain False
     assert isinstance(cache, dict)
 
+

@@ -450,3 +450,24 @@ def test_hasattr_on_a_module_that_registered_nothing_is_not_known(tmp_path):
     interp_value = _call(tmp_path, REGISTERED.replace("    assert hasattr(wo_a, \"weight_scale_inv\")\n", ""),
                          args=(False,))
     assert isinstance(interp_value[0], Unknown)
+
+
+def test_a_store_into_an_element_of_new_lists_of_outside_objects_is_followed(tmp_path) -> None:
+    # 0.5.23 memory_pool.py: `self.k_buffer` is `[_zeros(shape) for _ in range(n)]` (a local function
+    # calling torch.zeros) on one side of a branch and `[buf[0, :rows] for buf in fused]` on the
+    # other; `k_cache = self.k_buffer[i]; k_cache[idx] = k` gave up on an element not known
+    value = _call(tmp_path, '''
+import torch
+def main(n, flag):
+    def _zeros(shape):
+        return torch.zeros(shape)
+    if flag:
+        bufs = [_zeros(4) for _ in range(n)]
+    else:
+        fused = [_zeros(8) for _ in range(n)]
+        bufs = [buf[0, :2] for buf in fused]
+    k_cache = bufs[1]
+    k_cache[0] = 3
+    return bufs
+''', args=(Unknown("layers"), Unknown("layout")))
+    assert isinstance(value, Fresh) and value.known

@@ -502,9 +502,12 @@ class ExpressionsMixin(InterpreterParts):
     def _comp_over_unknown(self, kind: str, elt: Any, gens: list[Any], state: State, module: ModuleVal,
                            line: int) -> Any:
         """A list comprehension over values not known is a new list (Fresh); where its element is
-        a call of outside code, each element is what that call gives (0.5.16 memory_pool.py
-        MHATokenToKVPool: `self.k_buffer = [torch.zeros(...) for _ in range(self.layer_num)]`).
-        The element is computed on a copy of the path, with the loop variables not known."""
+        outside code's object (a call of outside code, or of an analysed function that returns one,
+        or an item or attribute of one), each element is (0.5.16 memory_pool.py MHATokenToKVPool:
+        `self.k_buffer = [torch.zeros(...) for _ in range(self.layer_num)]`; 0.5.23: `_zeros(shape)`,
+        a local function calling torch.zeros, and `[buf[0, :rows] for buf in fused]`). The element is
+        computed on a copy of the path, with the loop variable an element of the iterable: one like
+        every element where the iterable says so, else not known."""
         if kind == "dict":
             # a new dict whose keys are not known (0.5.10 rotary_embedding/factory.py: `extra_kwargs
             # = {k: v for k, v in rope_scaling.items() if ...}`, then `extra_kwargs["truncate"] = ...`)
@@ -512,15 +515,19 @@ class ExpressionsMixin(InterpreterParts):
         if kind != "list":
             return Unknown("comprehension over unknown")
         fresh = Fresh("comprehension over unknown")
-        if not (isinstance(elt, list) and elt and elt[0] == "call") or len(gens) != 1:
+        if not (isinstance(elt, list) and elt and elt[0] in ("call", "sub", "a")) or len(gens) != 1:
             return fresh
         fork = state.fork()
         fork.locals = dict(state.locals)
         try:
-            if not isinstance(self.deref(self.eval(view(ir.Call, elt).func, fork, module, line), fork), External):
+            if elt[0] == "call" and not isinstance(
+                    self.deref(self.eval(view(ir.Call, elt).func, fork, module, line), fork), (External, FuncVal)):
                 return fresh
-            target, _iter, _ifs = gens[0]
-            self.assign(target, Unknown("an element of values not known"), fork, module, line)
+            target, iter_ir, _ifs = gens[0]
+            iterable = self.eval(iter_ir, fork, module, line)
+            each = iterable.element if isinstance(iterable, Fresh) and iterable.known \
+                else Unknown("an element of values not known")
+            self.assign(target, each, fork, module, line)
             element = self.eval(elt, fork, module, line)
         except Dead:
             return fresh

@@ -258,15 +258,17 @@ def _join_fresh(values: list[Any], why: str) -> Fresh:
     one this path holds is a new container too, so a store into it still reaches no object the
     model knows; its elements are known to be like one element only where every side says so."""
     needs: set[str] = set().union(*(v.needs for v in values))
-    first = values[0]
-    known = all(v.known and same(v.element, first.element) for v in values)
-    if not known and all(v.known and isinstance(v.element, Outside) for v in values):
+    if not all(v.known for v in values):
+        return Fresh(why, needs)
+    elements = [v.element for v in values]
+    if all(isinstance(e, Outside) for e in elements) and not all(same(e, elements[0]) for e in elements):
         # each side's elements are outside code's objects (tensors), not the same ones
-        element_needs = frozenset().union(*(v.element.needs for v in values))
-        element: Any = OutsideAttr(why, None, element_needs) if any(isinstance(v.element, OutsideAttr) for v in values) \
+        element_needs = frozenset().union(*(e.needs for e in elements))
+        element: Any = OutsideAttr(why, None, element_needs) if any(isinstance(e, OutsideAttr) for e in elements) \
             else Outside(why, element_needs)
-        return Fresh(why, needs, element, True)
-    return Fresh(why, needs, first.element if known else None, known)
+    else:
+        element = join_values(elements, why)   # an element is like one side's
+    return Fresh(why, needs, element, True)
 
 
 def _join_lists(lists: list[list[Any]]) -> list[Any] | None:
