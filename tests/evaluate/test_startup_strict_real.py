@@ -36,6 +36,17 @@ CASES = {
                                 "lightseekorg/kimi-k2.6-eagle3", "--speculative-num-steps", "3",
                                 "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
                                 "--trust-remote-code"),
+    # known-good DeepSeek launches of tests/data/startup/good: the debug dumper singleton read on a path
+    # forked before its module's import (dsv3), the DeepSeek-V4 weight loop's setdefault bucket (dsv4)
+    "dsv3-b200-tp8-0.5.14": ("0.5.14", "--gpu", "b200", "--gpu-count", "8", "--model-config", f"{MODELS}/deepseek-v3",
+                             "--", "--model-path", "deepseek-ai/DeepSeek-V3", "--tp", "8", "--trust-remote-code"),
+    "dsv4-flash-b200-0.5.14": ("0.5.14", "--gpu", "b200", "--gpu-count", "4", "--model-config",
+                               "tests/data/startup/models/deepseek-v4-flash", "--", "--trust-remote-code",
+                               "--model-path", "deepseek-ai/DeepSeek-V4-Flash", "--tp", "4", "--moe-runner-backend",
+                               "flashinfer_mxfp4", "--speculative-algorithm", "EAGLE", "--speculative-num-steps", "3",
+                               "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
+                               "--chunked-prefill-size", "4096", "--disable-flashinfer-autotune",
+                               "--swa-full-tokens-ratio", "0.1"),
     "mllama-0.5.10": ("0.5.10", "--gpu", "h100", "--model-arch", "MllamaForConditionalGeneration", "--",
                       "--model-path", "meta-llama/Llama-3.2-11B-Vision-Instruct"),
 }
