@@ -471,3 +471,31 @@ def main(n, flag):
     return bufs
 ''', args=(Unknown("layers"), Unknown("layout")))
     assert isinstance(value, Fresh) and value.known
+
+
+def test_a_constructor_in_a_comprehension_over_a_length_not_known_runs_on_a_path_that_assumes_an_element(
+        tmp_path) -> None:
+    # 0.5.14 mimo_vl.py: `self.blocks = nn.ModuleList([MiMoVisionBlock(...) for i in range(depth)])`
+    # with the vision config's depth not known skipped the constructor, and with it VisionAttention's
+    # refusal of fa3 on Blackwell
+    root = write_tree(tmp_path / "tree", {"sglang/srt/mod.py": '''
+class Block:
+    def __init__(self, backend):
+        if backend == "fa3":
+            raise ValueError("fa3 refused")
+
+def main(depth):
+    return [Block("fa3") for _ in range(depth)]
+'''})
+    interp = _Startup(ModuleStore(root, tmp_path / "cache"), World(profile_from_spec("h200"), {}))
+    state = State({}, {})
+    module = interp.import_module("sglang.srt.mod", state)
+    assert isinstance(module, ModuleVal)
+    value = interp.call(interp.deref(module.globals["main"], state), [Unknown("depth", {"model:depth"})], {}, state,
+                        module)
+    assert isinstance(value, Fresh)   # the path with no element returns the (empty) new list
+    ((raising, exc),) = state.raised
+    assert exc.type_name == "ValueError"
+    (assumed,) = raising.assumptions
+    assert assumed == "the comprehension over range(depth) has an element"
+    assert "model:depth" in interp.assumed_needs[assumed]   # possible, with what would decide it

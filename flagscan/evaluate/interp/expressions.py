@@ -31,6 +31,7 @@ from flagscan.evaluate.interp.values import (
     OutsideAttr,
     SuperVal,
     Unknown,
+    element_of,
     has_unknown,
     unknown_of,
 )
@@ -520,10 +521,12 @@ class ExpressionsMixin(InterpreterParts):
         fork = state.fork()
         fork.locals = dict(state.locals)
         try:
-            if elt[0] == "call" and not isinstance(
-                    self.deref(self.eval(view(ir.Call, elt).func, fork, module, line), fork), (External, FuncVal)):
+            func = self.deref(self.eval(view(ir.Call, elt).func, fork, module, line), fork) if elt[0] == "call" else None
+            target, iter_ir, ifs = gens[0]
+            if isinstance(func, ClassVal) and not ifs:
+                return self._constructed_over_unknown(elt, target, iter_ir, fresh, state, module, line)
+            if elt[0] == "call" and not isinstance(func, (External, FuncVal)):
                 return fresh
-            target, iter_ir, _ifs = gens[0]
             iterable = self.eval(iter_ir, fork, module, line)
             each = iterable.element if isinstance(iterable, Fresh) and iterable.known \
                 else Unknown("an element of values not known")
@@ -534,6 +537,41 @@ class ExpressionsMixin(InterpreterParts):
         if isinstance(element, Outside) or (isinstance(element, Unknown) and element.needs
                                             and not isinstance(element, Fresh)):
             fresh.element, fresh.known = element, True
+        return fresh
+
+    def _constructed_over_unknown(self, elt: Node, target: Node, iter_ir: Node, fresh: Fresh, state: State,
+                                  module: ModuleVal, line: int) -> Fresh:
+        """`[Block(...) for i in range(depth)]` with `depth` not known: with no element nothing is
+        built; with some, the constructor runs, and what it raises or writes happens on that path
+        (0.5.14 mimo_vl.py MiMoVisionTransformer: each block builds a VisionAttention that refuses
+        fa3 on Blackwell). The constructor runs once, for an element not known, under the
+        assumption that there is one, which needs what the iterable's length needs."""
+        raw = self.eval(iter_ir, state.fork(), module, line)
+        text = self._text(iter_ir)
+        what = f"the comprehension over {text} has an element"
+        other = state.fork()
+        other.assumptions = other.assumptions + (f"not ({what})",)
+        state.assumptions = state.assumptions + (what,)
+        needs = raw.needs if isinstance(raw, Unknown) else frozenset()
+        if needs:
+            self.assumed_needs[what] = self.assumed_needs.get(what, frozenset()) | needs
+            self.assumed_needs[f"not ({what})"] = self.assumed_needs[what]
+        saved = state.locals
+        state.locals = dict(saved)
+        alive = [other]
+        try:
+            each = raw.element if isinstance(raw, Fresh) and raw.known else element_of(raw, text)
+            self.assign(target, each, state, module, line)
+            self.eval(elt, state, module, line)
+            alive.insert(0, state)
+        except Dead:
+            pass
+        finally:
+            state.locals = saved
+        if other.raised:
+            state.raised.extend(other.raised)
+            other.raised = []
+        state.adopt(join_states(alive, what))
         return fresh
 
     def _comp(self, gens: list[Any], i: int, elt: Any, kind: str, state: State, module: ModuleVal, line: int,

@@ -21,9 +21,9 @@ from flagscan.evaluate.interp.values import (
     Maybe,
     ModuleVal,
     Obj,
-    Outside,
     PartialVal,
     Unknown,
+    element_of,
 )
 from flagscan.facts import ir
 from flagscan.facts.ir import Node, simple_name, view
@@ -354,7 +354,7 @@ class StatementsMixin(InterpreterParts):
         if iterable is None:
             # Unknown iteration: one pass with an unknown element, joined with none.
             skip = state.fork()
-            self.assign(target, _element_of(raw, self._text(iter_ir)), state, module, line)
+            self.assign(target, element_of(raw, self._text(iter_ir)), state, module, line)
             outcomes = self.exec_block(body, state, module)
             nexts = [s for k, s, _ in outcomes if k in ("next", "continue", "break")] + [skip]
             rest = [o for o in outcomes if o[0] in ("return", "raise")]
@@ -509,22 +509,6 @@ class StatementsMixin(InterpreterParts):
                 self.assign(target, Unknown(f"context of {self._text(expr)}") if not isinstance(value, PLAIN) else value,
                             state, module, line)
         return self.exec_block(body, state, module)
-
-
-def _element_of(iterable: Any, text: str) -> Unknown:
-    """An element of an iterable not known; of one of several known sequences, one of their elements."""
-    if isinstance(iterable, Unknown) and iterable.options and all(
-            isinstance(o, (list, tuple)) or o is None for o in iterable.options):
-        elements: list[Any] = []
-        for o in iterable.options:
-            for e in o or ():
-                if not any(e is x for x in elements):
-                    elements.append(e)
-        if 0 < len(elements) <= 128:
-            return Unknown(f"element of {text}", iterable.needs, tuple(elements))
-    if type(iterable) is Outside:
-        return Outside(f"element of {text}", iterable.needs)  # what outside code's object yields
-    return Unknown(f"element of {text}", iterable.needs if isinstance(iterable, Unknown) else frozenset())
 
 
 def _unbounded(state: State, entry_locals: dict[str, Any], entry_heap: dict[int, dict[str, Any]],

@@ -369,3 +369,19 @@ class LoggerVal:
 class Builtin:
     name: str
     fn: BuiltinFn
+
+
+def element_of(iterable: Any, text: str) -> Unknown:
+    """An element of an iterable not known; of one of several known sequences, one of their elements."""
+    if isinstance(iterable, Unknown) and iterable.options and all(
+            isinstance(o, (list, tuple)) or o is None for o in iterable.options):
+        elements: list[Any] = []
+        for o in iterable.options:
+            for e in o or ():
+                if not any(e is x for x in elements):
+                    elements.append(e)
+        if 0 < len(elements) <= 128:
+            return Unknown(f"element of {text}", iterable.needs, tuple(elements))
+    if type(iterable) is Outside:
+        return Outside(f"element of {text}", iterable.needs)  # what outside code's object yields
+    return Unknown(f"element of {text}", iterable.needs if isinstance(iterable, Unknown) else frozenset())
