@@ -182,3 +182,20 @@ def test_resolve_names_each_place_the_startup_code_was_not_followed(cache, tmp_p
     assert place.startswith(f"analysis stopped at sglang/srt/model_executor/model_runner.py:{line}: attribute write")
     text = CliRunner().invoke(main, ["--sglang", str(root), "--cache-dir", str(cache), "-q", *args, "--", "--model-path", "m"])
     assert f"model_runner.py:{line}" in text.stdout
+
+
+def test_a_raise_in_a_loop_over_values_not_known_is_not_certain(cache, tmp_path) -> None:
+    # the loop may have no element (no checkpoint shard found): its body was run once as if it
+    # certainly had one, so a raise there was a certain startup crash
+    root = tmp_path / "loop"
+    shutil.copytree(ROOT / TREE, root)
+    runner = root / "sglang/srt/model_executor/model_runner.py"
+    runner.write_text("def list_shards(path):\n    import glob\n    return glob.glob(path + '/*.safetensors')\n\n"
+                      + runner.read_text().replace(
+                          "        self.gpu_id = gpu_id\n",
+                          "        self.gpu_id = gpu_id\n        for shard in list_shards(server_args.model_path):\n"
+                          "            raise ValueError('a shard refused')\n"))
+    _code, doc = _run(cache, "resolve", "--gpu", "h200", "--model-config", str(ROOT / LLAMA), "--format", "json",
+                      "--", "--model-path", "m", tree=str(root))
+    assert not [r for r in doc["rejections"] if r["certain"]]
+    assert doc["startup"]["run_dependent_raises"] >= 1   # counted: whether a shard exists is a fact of the run

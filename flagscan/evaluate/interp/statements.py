@@ -352,8 +352,16 @@ class StatementsMixin(InterpreterParts):
         raw = self.eval(iter_ir, state, module, line=line)
         iterable = self.iterate(raw, state, module)
         if iterable is None:
-            # Unknown iteration: one pass with an unknown element, joined with none.
+            # Unknown iteration: one pass with an unknown element, joined with none. The pass
+            # assumes an element exists (what it raises or writes is not certain: the iterable
+            # may be empty), with what the iterable needs; the join drops the assumption.
+            entered = f"the loop over {self._text(iter_ir)} has an element"
             skip = state.fork()
+            skip.assumptions = skip.assumptions + (f"not ({entered})",)
+            state.assumptions = state.assumptions + (entered,)
+            if isinstance(raw, Unknown) and raw.needs:
+                self.assumed_needs[entered] = self.assumed_needs.get(entered, frozenset()) | raw.needs
+                self.assumed_needs[f"not ({entered})"] = self.assumed_needs[entered]
             self.assign(target, element_of(raw, self._text(iter_ir)), state, module, line)
             outcomes = self.exec_block(body, state, module)
             nexts = [s for k, s, _ in outcomes if k in ("next", "continue", "break")] + [skip]
