@@ -270,13 +270,8 @@ class ExpressionsMixin(InterpreterParts):
         # `a if test else b` on an unknown test: each side on its own path (what either
         # writes or raises happens on that path only), then both joined, as for `if`
         text = self._text(test_ir)
-        other = state.fork()
-        other.assumptions = other.assumptions + (f"not ({text})",)
-        state.assumptions = state.assumptions + (text,)
         needs = test.needs if isinstance(test, Unknown) else frozenset()
-        if needs:
-            self.assumed_needs[text] = self.assumed_needs.get(text, frozenset()) | needs
-            self.assumed_needs[f"not ({text})"] = self.assumed_needs[text]
+        other = self.assume(state, text, needs)
         self.narrow(test_ir, state, module, True)
         self.narrow(test_ir, other, module, False)
         paths = []
@@ -549,13 +544,7 @@ class ExpressionsMixin(InterpreterParts):
         raw = self.eval(iter_ir, state.fork(), module, line)
         text = self._text(iter_ir)
         what = f"the comprehension over {text} has an element"
-        other = state.fork()
-        other.assumptions = other.assumptions + (f"not ({what})",)
-        state.assumptions = state.assumptions + (what,)
-        needs = raw.needs if isinstance(raw, Unknown) else frozenset()
-        if needs:
-            self.assumed_needs[what] = self.assumed_needs.get(what, frozenset()) | needs
-            self.assumed_needs[f"not ({what})"] = self.assumed_needs[what]
+        other = self.assume(state, what, raw.needs if isinstance(raw, Unknown) else frozenset())
         saved = state.locals
         state.locals = dict(saved)
         alive = [other]

@@ -122,6 +122,18 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         give_up(self._stops, construct, f"{path}:{line or self.line}", what)
         return Unknown(f"{construct} (not followed)", needs)
 
+    def assume(self, state: State, text: str, needs: frozenset[str] = frozenset()) -> State:
+        """Split `state` on a test the analysis cannot decide: `state` goes on assuming `text`,
+        the returned fork assuming `not (text)`; what deciding the test needs is recorded for
+        both, so a finding on either path names it."""
+        other = state.fork()
+        other.assumptions = other.assumptions + (f"not ({text})",)
+        state.assumptions = state.assumptions + (text,)
+        if needs:
+            self.assumed_needs[text] = self.assumed_needs.get(text, frozenset()) | needs
+            self.assumed_needs[f"not ({text})"] = self.assumed_needs[text]
+        return other
+
     def bound(self, limit: str, module: ModuleVal | None = None, line: int = 0,
               what: str = "its value", needs: frozenset[str] | set[str] | tuple[str, ...] = ()) -> Unknown:
         """Analysis stops at one of flagscan's own limits (`limit`: call depth, recursion

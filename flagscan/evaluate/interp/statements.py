@@ -285,12 +285,7 @@ class StatementsMixin(InterpreterParts):
             return self._branch(orelse, state, module, f"not ({text})")
         if self.trace:
             self.trace_unknown(module, line, text, test)
-        other = state.fork()
-        other.assumptions = other.assumptions + (f"not ({text})",)
-        state.assumptions = state.assumptions + (text,)
-        if isinstance(test, Unknown) and test.needs:
-            self.assumed_needs[text] = self.assumed_needs.get(text, frozenset()) | test.needs
-            self.assumed_needs[f"not ({text})"] = self.assumed_needs[text]
+        other = self.assume(state, text, test.needs if isinstance(test, Unknown) else frozenset())
         self.narrow(test_ir, state, module, True)
         self.narrow(test_ir, other, module, False)
         return self._branch(body, state, module, text) + self._branch(orelse, other, module, f"not ({text})")
@@ -356,12 +351,7 @@ class StatementsMixin(InterpreterParts):
             # assumes an element exists (what it raises or writes is not certain: the iterable
             # may be empty), with what the iterable needs; the join drops the assumption.
             entered = f"the loop over {self._text(iter_ir)} has an element"
-            skip = state.fork()
-            skip.assumptions = skip.assumptions + (f"not ({entered})",)
-            state.assumptions = state.assumptions + (entered,)
-            if isinstance(raw, Unknown) and raw.needs:
-                self.assumed_needs[entered] = self.assumed_needs.get(entered, frozenset()) | raw.needs
-                self.assumed_needs[f"not ({entered})"] = self.assumed_needs[entered]
+            skip = self.assume(state, entered, raw.needs if isinstance(raw, Unknown) else frozenset())
             self.assign(target, element_of(raw, self._text(iter_ir)), state, module, line)
             outcomes = self.exec_block(body, state, module)
             nexts = [s for k, s, _ in outcomes if k in ("next", "continue", "break")] + [skip]
