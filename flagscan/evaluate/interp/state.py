@@ -63,12 +63,13 @@ class Event:
 class Chain:
     """A persistent list of events: a new event links to the chain it extends."""
 
-    __slots__ = ("depth", "event", "prev")
+    __slots__ = ("_firsts", "depth", "event", "prev")
 
     def __init__(self, event: Event | None, prev: Chain | None) -> None:
         self.event = event
         self.prev = prev
         self.depth: int = 0 if prev is None else prev.depth + 1
+        self._firsts: tuple[str, tuple[str, ...]] | None = None
 
     def __iter__(self) -> Iterator[Event]:
         items = []
@@ -86,6 +87,28 @@ class Chain:
                 return node.event
             node = node.prev
         return None
+
+    def firsts(self, kind: str) -> tuple[str, ...]:
+        """The attributes of the events of `kind`, each once, in first-event order (oldest first).
+
+        Every raise of a startup run asks this of its path, and paths share long histories, so
+        the answer is kept on the node asked and on every 256th node walked: the next question
+        walks back only to the nearest node that knows."""
+        path: list[Chain] = []
+        node: Chain = self
+        while node.event is not None and (node._firsts is None or node._firsts[0] != kind):
+            path.append(node)
+            node = node.prev  # type: ignore[assignment]  # a node with an event has a prev
+        known = node._firsts[1] if node._firsts is not None else ()
+        seen, out = set(known), list(known)
+        for each in reversed(path):
+            event = each.event
+            if event is not None and event.kind == kind and event.attr not in seen:
+                seen.add(event.attr)
+                out.append(event.attr)
+            if each.depth % 256 == 0 or each is self:
+                each._firsts = (kind, tuple(out))
+        return tuple(out)
 
     def since(self, count: int) -> list[Event]:
         """The events after the first `count`, oldest first (`list(chain)[count:]`; a node's
@@ -181,14 +204,6 @@ class State:
         self.owned_values, self.modified = other.owned_values, other.modified
         self.outer = other.outer
         self.closure = other.closure
-
-    def all_modified(self) -> set[int]:
-        out = set(self.modified)
-        level = self.outer
-        while level is not None:
-            out |= level[0]
-            level = level[1]
-        return out
 
     def own(self, value: Any) -> tuple[Any, bool]:
         """(a container this path may mutate, whether it is a fresh copy)."""
@@ -322,11 +337,21 @@ def join_states(states: list[State], why: str) -> State:
     base = states[0]
     heap = dict(base.heap)
     outer = base.outer
+    collapse = True
     if all(s.outer is outer for s in states):
         candidates: set[int] = set().union(*(s.modified for s in states))
-    else:  # paths from different fork levels (an early return): compare all they wrote
-        candidates = set().union(*(s.all_modified() for s in states))
-        outer = None
+    else:  # paths from different fork levels (an early return): compare what each wrote since
+        # the nearest level they share (all they wrote, when they share none); the joined path
+        # stays at that level
+        outer = _common_level([s.outer for s in states])
+        candidates = set()
+        for s in states:
+            candidates |= s.modified
+            level = s.outer
+            while level is not outer and level is not None:
+                candidates |= level[0]
+                level = level[1]
+        collapse = False
     if len(states) == 2:
         heap_a, heap_b = base.heap, states[1].heap
         for oid in candidates:
@@ -353,13 +378,31 @@ def join_states(states: list[State], why: str) -> State:
         local = _join_locals([s.locals for s in states], why)
     assumptions = _common_prefix([s.assumptions for s in states])
     chain = merge_chains([s.chain for s in states])
-    if outer is not None:
+    if outer is not None and collapse:
         outer[0].update(candidates)  # back into the enclosing level's set
         modified, outer = outer[0], outer[1]
     else:
         modified = candidates
     return State(heap, local, assumptions, base.conds, chain, set(), [], base.function, set(), modified, outer,
                  base.closure)
+
+
+def _common_level(outers: list[Any]) -> Any:
+    """The nearest fork level (an `outer` link) every path descends from; None when none is shared.
+    A heap object none of the paths wrote since that level is the same dict on all of them."""
+    chains = []
+    for level in outers:
+        seq = []
+        while level is not None:
+            seq.append(level)
+            level = level[1]
+        chains.append(seq[::-1])  # the oldest level first
+    common = None
+    for items in zip(*chains):
+        if any(i is not items[0] for i in items):
+            break
+        common = items[0]
+    return common
 
 
 def _join_attrs(present: list[dict[str, Any]], why: str) -> dict[str, Any]:

@@ -314,7 +314,7 @@ def run_entries(interp: StartupInterpreter, state: State, record: Obj, rules: di
     """Construct each startup entry on the resolved record; `interp` and `state` are the resolution's."""
     result = StartupResult()
     config_prefixes = tuple(rules.get("needs", {}).get("config", []))
-    before = sum(1 for _ in state.events)
+    before = state.chain.depth  # the number of events so far
     resolved = dict(state.attrs(record.oid))
     interp.read_record = record.oid  # flagscan/evaluate/startup/serving.py SettingReads
     interp.config_properties = True  # flagscan/evaluate/startup/config_props.py (not during the resolution)
@@ -400,7 +400,7 @@ def _own(assumptions: tuple[str, ...], survival: frozenset[str]) -> tuple[str, .
 
 def _classify(interp: StartupInterpreter, s: State, exc: Any, entry: dict[str, Any], config: tuple[str, ...],
               survival: frozenset[str]) -> StartupRaise | None:
-    event = next((e for e in reversed(list(s.events)) if e.kind == "raise"), None)  # this raise: the newest
+    event = s.chain.newest("raise")  # this raise
     needs: set[str] = set()
     own = _own(s.assumptions, survival)
     for a in own:
@@ -408,7 +408,6 @@ def _classify(interp: StartupInterpreter, s: State, exc: Any, entry: dict[str, A
     if any(not n.startswith(config) for n in needs):
         return None
     from flagscan.evaluate.resolution.resolve import _text
-    from flagscan.evaluate.startup.serving import path_reads
 
     message = exc.message if isinstance(exc, ExcVal) else exc
     text = _text(message) or ""
@@ -417,12 +416,12 @@ def _classify(interp: StartupInterpreter, s: State, exc: Any, entry: dict[str, A
         exception=exc.type_name if isinstance(exc, ExcVal) else "Exception", message=text,
         condition=conjunction(event.conds) if event else "", certain=not own,
         needs=tuple(sorted(needs)), entry=entry["name"], phase=entry.get("phase", "startup"),
-        reads=path_reads(list(s.events)))
+        reads=s.chain.firsts("read"))
 
 
 def _writes(state: State, record: Obj, resolved: dict[str, Any], before: int,
             survival: frozenset[str]) -> dict[str, StartupWrite]:
-    events = list(state.events)[before:]
+    events = state.chain.since(before)
     final = state.attrs(record.oid)
     out: dict[str, StartupWrite] = {}
     for e in events:

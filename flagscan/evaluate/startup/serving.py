@@ -158,7 +158,7 @@ def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule:
               for name, _default, kind in fn.ir["params"][1:] if kind in ("pos", "kw")}
     s = state.fork()
     s.raised = []
-    start = sum(1 for _ in s.events)
+    start = s.chain.depth  # the number of events so far
     saved_budget, saved_steps, saved_notes = interp.call_budget, interp.steps, list(interp.notes)
     interp.steps, interp.call_budget = 0, budget
     interp.serving_method = fn.ir
@@ -195,7 +195,7 @@ def _classify(interp: StartupInterpreter, s: State, exc: Any, rule: dict[str, An
     from flagscan.evaluate.resolution.resolve import _text
     from flagscan.evaluate.startup.results import StartupRaise
 
-    events = list(s.events)[start:]
+    events = s.chain.since(start)
     event = next((e for e in reversed(events) if e.kind == "raise"), None)
     if event is None:
         return None  # a raise recorded before serving began (not this call's)
