@@ -343,14 +343,7 @@ def join_states(states: list[State], why: str) -> State:
     else:  # paths from different fork levels (an early return): compare what each wrote since
         # the nearest level they share (all they wrote, when they share none); the joined path
         # stays at that level
-        outer = _common_level([s.outer for s in states])
-        candidates = set()
-        for s in states:
-            candidates |= s.modified
-            level = s.outer
-            while level is not outer and level is not None:
-                candidates |= level[0]
-                level = level[1]
+        outer, candidates = _written_since(states)
         collapse = False
     if len(states) == 2:
         heap_a, heap_b = base.heap, states[1].heap
@@ -405,6 +398,19 @@ def _common_level(outers: list[Any]) -> Any:
     return common
 
 
+def _written_since(states: list[State]) -> tuple[Any, set[int]]:
+    """(the nearest fork level the paths share, the heap objects any of them wrote since)."""
+    common = _common_level([s.outer for s in states])
+    written: set[int] = set()
+    for s in states:
+        written |= s.modified
+        level = s.outer
+        while level is not common and level is not None:
+            written |= level[0]
+            level = level[1]
+    return common, written
+
+
 def _join_attrs(present: list[dict[str, Any]], why: str) -> dict[str, Any]:
     """One heap object's attributes on the paths that hold it."""
     return _join_keyed(present, why, "set on one path only")
@@ -435,9 +441,11 @@ def widen(joined: State, before: State) -> State:
     for key, value in list(joined.locals.items()):
         if isinstance(value, Unknown) and value.options is not None and not same(value, before.locals.get(key)):
             joined.locals[key] = Unknown(value.why, value.needs, None, value.truth)
-    for oid, attrs in list(joined.heap.items()):
-        old = before.heap.get(oid)
-        if attrs is old:
+    if joined is before:
+        return joined
+    for oid in _written_since([joined, before])[1]:
+        attrs, old = joined.heap.get(oid), before.heap.get(oid)
+        if attrs is old or attrs is None:
             continue
         changed = {k: v for k, v in attrs.items() if isinstance(v, Unknown) and v.options is not None
                    and not same(v, (old or {}).get(k))}
@@ -451,10 +459,19 @@ def widen(joined: State, before: State) -> State:
 
 
 def _common_prefix(seqs: list[tuple[str, ...]]) -> tuple[str, ...]:
-    out = []
-    for items in zip(*seqs):
-        if all(i == items[0] for i in items):
-            out.append(items[0])
+    """The longest prefix all share. The paths' assumptions run to hundreds and mostly differ
+    at the end, so prefixes are compared whole (tuple comparison), by bisection."""
+    first = seqs[0]
+    rest = seqs[1:]
+    if all(s is first for s in rest):
+        return first
+    low, high = 0, min(len(s) for s in seqs)  # first[:low] is shared; first[:high + 1] is not
+    if all(s[:high] == first[:high] for s in rest):
+        return first[:high]
+    while high - low > 1:
+        mid = (low + high) // 2
+        if all(s[:mid] == first[:mid] for s in rest):
+            low = mid
         else:
-            break
-    return tuple(out)
+            high = mid
+    return first[:low]

@@ -372,13 +372,14 @@ class StatementsMixin(InterpreterParts):
             iterable = None
             self.bound(f"a loop over {len(iterable or [])} elements", module, line, "what the loop writes")
             return self.exec_for(["for", line, target, ["unk", "a long iterable"], body, orelse], state, module)
+        what = ""
         for item in iterable:
             if current is None:
                 break
             skipped = None
             if isinstance(item, Maybe):  # present on some paths: run the body on one, skip on the other
                 skipped = current.fork()
-                what = f"an element of {self._text(iter_ir)} that exists on some paths"
+                what = what or f"an element of {self._text(iter_ir)} that exists on some paths"
                 skipped.assumptions = skipped.assumptions + (f"{what} is absent",)
                 current.assumptions = current.assumptions + (f"{what} is present",)
                 item = item.value
