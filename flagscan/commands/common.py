@@ -27,8 +27,9 @@ class Revision:
         return self.tree.to_json()
 
 
-def open_revision(opts: Options, spec: str | None = None) -> Revision:
-    """Pin -> source tree -> flag inventory (cached)."""
+def open_revision(opts: Options, spec: str | None = None, reads: bool = False) -> Revision:
+    """Pin -> source tree -> flag inventory (cached). `reads`: the run will need the tree's read
+    facts (flagscan.extract.reads.want_reads: begun in the background once the run is cold)."""
     from flagscan.extract import load_inventory
     from flagscan.source import default_cache_dir, get_source, resolve_pin
 
@@ -44,6 +45,10 @@ def open_revision(opts: Options, spec: str | None = None) -> Revision:
     say(f"sglang {tree.version or spec} ({how}; {tree.served_by})")
     from flagscan.progress import activity
 
+    if reads:
+        from flagscan.extract.reads import want_reads
+
+        want_reads(tree.root, cache_dir)
     with activity(f"flagscan: reading sglang {tree.version or spec}'s flags"):
         inventory, _hit = load_inventory(tree.root, cache_dir)
     return Revision(tree, inventory, how, cache_dir)

@@ -119,7 +119,7 @@ def run(req: Request, opts: Options) -> int:
     if req.files.count("-") > 1:
         raise UserError("stdin (-) can be given once")
     stdin_text = stdin_source().text if "-" in req.files else None
-    rev = open_revision(opts)
+    rev = open_revision(opts, reads=bool(gpus))  # with a GPU, the runtime gates read the whole tree
     model_config = req.model_config or config.model_config
     fixed_model = model_facts(model_config, req.model_arch, None) if (model_config or req.model_arch) else None
 

@@ -54,6 +54,9 @@ def _predict(root: Path, cache_dir: Path | None, inventory: Inventory, given: di
     hit = _cached(record)
     if hit is not None:
         return hit
+    from flagscan.extract.cache import cold_work_ahead
+
+    cold_work_ahead()  # a cold run: what it will need later can begin beside this
     from flagscan.evaluate.resolution.resolve import resolve  # the interpreter: only when nothing is cached
     from flagscan.extract.irstore import ModuleStore
 

@@ -21,6 +21,24 @@ from typing import Any
 FORMAT = 1
 
 
+
+# What a run will need later and can begin in the background once it finds itself cold
+# (flagscan.extract.reads.want_reads registers the tree's parse).
+_COLD_WORK: list[Callable[[], None]] = []
+
+
+def when_cold(begin: Callable[[], None]) -> None:
+    """Run `begin` at the first cache miss that costs this run seconds (`cold_work_ahead`)."""
+    _COLD_WORK.append(begin)
+
+
+def cold_work_ahead() -> None:
+    """Said where a run misses its cache and will compute for seconds (the flag inventory, the
+    resolution, the startup phase): the work registered with `when_cold` begins now, so that it
+    runs on the other cores beside this work instead of after it."""
+    while _COLD_WORK:
+        _COLD_WORK.pop(0)()
+
 def _own_files() -> tuple[list[Any], list[Path]]:
     """(the extractor's code and rule data, the evaluator's code), each in a fixed order
     (rule data inside an archive is an importlib.resources Traversable, not a Path)."""
@@ -123,6 +141,7 @@ class FactCache:
         record = self._read(record_path)
         if record is not None and self._still_valid(root, record["deps"]):
             return record["payload"], True
+        cold_work_ahead()  # this run is cold: what it will need later can begin beside this build
         payload, consulted = build()
         deps = {rel: file_digest(root / rel) for rel in sorted(set(consulted)) if (root / rel).is_file()}
         self._write(record_path, {"deps": deps, "payload": payload})

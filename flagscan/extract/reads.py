@@ -131,80 +131,153 @@ def tree_listing(root: Path) -> list[tuple[str, os.stat_result]]:
 
 
 def load_reads(root: Path, cache_dir: Path | None = None, *, workers: int = WORKERS,
-               progress: _Progress | None = None,
-               names_of_interest: Callable[[dict[str, FileFacts]], set[str]] | None = None) -> TreeReads:
-    """The read facts of the tree under `root` (which contains `sglang/`)."""
-    from flagscan.extract.reads_walk import Idioms
+               progress: _Progress | None = None) -> TreeReads:
+    """The read facts of the tree under `root` (which contains `sglang/`): those a prefetch
+    (`prefetch_reads`) began for the same tree and cache, else read now."""
+    pending = _PREFETCHED.get((str(root), str(cache_dir)))
+    if pending is None or not pending.ours():
+        pending = _Pending(Path(root), cache_dir, workers)
+    return pending.finish(progress)
 
-    root = Path(root)
-    idioms = _idioms(Idioms)
-    listing = tree_listing(root)
-    h = hashlib.sha256(code_version().encode())
-    for rel, st in listing:
-        h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
-    key = h.hexdigest()[:32]
-    index_path = Path(cache_dir) / "facts" / "reads-index" / f"{key}.json" if cache_dir is not None else None
-    cached = read_json(index_path)
-    if isinstance(cached, dict) and cached.get("key") == key:
-        return TreeReads.from_json(cached)
 
-    tasks: list[_Task] = []
-    files: dict[str, FileFacts] = {}
-    roles: dict[str, str] = {}
-    skipped: dict[str, str] = {}
-    contents: dict[str, bytes] = {}
-    for rel, _st in listing:
-        role = idioms.role(rel)
-        if role is None:
-            continue
-        try:
-            data = (root / rel).read_bytes()
-        except OSError as exc:
-            skipped[rel] = f"unreadable: {exc.strerror or exc}"
-            continue
-        contents[rel] = data
-        if not any(n in data for n in idioms.needles):
-            continue
-        digest = hashlib.sha256(data).hexdigest()
-        roles[rel] = role
-        hit = read_json(_facts_record(cache_dir, digest, role))
-        if isinstance(hit, dict) and "reads" in hit:
-            files[rel] = FileFacts.from_json(hit)
-        else:
-            tasks.append((str(root), rel, digest, role, str(cache_dir) if cache_dir is not None else None))
-    parsed = _run(tasks, files, skipped, workers, progress)
-    names = _mentions(files, contents, roles)
-    # Files that name a function holding a read but mention no setting: parsed too,
-    # for their call sites (a re-export or a caller that passes no server args).
-    callers = sorted({rel for rels in names.values() for rel in rels if rel not in files and rel not in skipped})
-    if callers:
-        more: list[_Task] = []
-        for rel in callers:
-            digest = hashlib.sha256(contents[rel]).hexdigest()
-            roles[rel] = idioms.role(rel) or "runtime"
-            hit = read_json(_facts_record(cache_dir, digest, roles[rel]))
+# Begun by this process (its pid) for (root, cache dir); a forked child (lint's workers) takes
+# only what was finished before it was forked, never another process's pool.
+_PREFETCHED: dict[tuple[str, str], _Pending] = {}
+_WANTED: dict[tuple[str, str], tuple[Path, Path | None, int]] = {}
+
+
+def want_reads(root: Path, cache_dir: Path | None) -> None:
+    """This run will need the tree's read facts (a lint with a GPU): once it finds itself cold
+    (flagscan.extract.cache.cold_work_ahead), they are parsed in worker processes beside that
+    work. Nothing is read here, so a warm run pays nothing."""
+    from flagscan.extract.cache import when_cold
+
+    _WANTED[(str(root), str(cache_dir))] = (Path(root), cache_dir, os.getpid())
+    when_cold(_begin_wanted)
+
+
+def _begin_wanted() -> None:
+    for key, (root, cache_dir, pid) in list(_WANTED.items()):
+        if pid == os.getpid():
+            del _WANTED[key]
+            if key not in _PREFETCHED:
+                _PREFETCHED[key] = _Pending(root, cache_dir, WORKERS)
+
+
+def reads_in_flight() -> bool:
+    """Whether this process has a tree's reads being parsed in the background."""
+    return any(p.done is None and p.pid == os.getpid() for p in _PREFETCHED.values())
+
+
+def settle_reads() -> None:
+    """Finish this process's prefetched reads (before it forks workers that need them)."""
+    for pending in list(_PREFETCHED.values()):
+        if pending.ours():
+            pending.finish(None)
+
+
+class _Pending:
+    """One tree's read facts: what the caches hold, taken at once, and the other files handed
+    to worker processes (begun here, collected by `finish`)."""
+
+    def __init__(self, root: Path, cache_dir: Path | None, workers: int) -> None:
+        from flagscan.extract.reads_walk import Idioms
+
+        self.root, self.cache_dir, self.workers, self.pid = root, cache_dir, workers, os.getpid()
+        self.idioms = _idioms(Idioms)
+        listing = tree_listing(root)
+        h = hashlib.sha256(code_version().encode())
+        for rel, st in listing:
+            h.update(f"{rel}\0{st.st_size}\0{st.st_mtime_ns}\n".encode())
+        self.key = h.hexdigest()[:32]
+        self.index_path = Path(cache_dir) / "facts" / "reads-index" / f"{self.key}.json" if cache_dir is not None else None
+        self.done: TreeReads | None = None
+        cached = read_json(self.index_path)
+        if isinstance(cached, dict) and cached.get("key") == self.key:
+            self.done = TreeReads.from_json(cached)
+            return
+        self.files: dict[str, FileFacts] = {}
+        self.roles: dict[str, str] = {}
+        self.skipped: dict[str, str] = {}
+        self.contents: dict[str, bytes] = {}
+        tasks: list[_Task] = []
+        for rel, _st in listing:
+            role = self.idioms.role(rel)
+            if role is None:
+                continue
+            try:
+                data = (root / rel).read_bytes()
+            except OSError as exc:
+                self.skipped[rel] = f"unreadable: {exc.strerror or exc}"
+                continue
+            self.contents[rel] = data
+            if not any(n in data for n in self.idioms.needles):
+                continue
+            digest = hashlib.sha256(data).hexdigest()
+            self.roles[rel] = role
+            hit = read_json(_facts_record(cache_dir, digest, role))
             if isinstance(hit, dict) and "reads" in hit:
-                files[rel] = FileFacts.from_json(hit)
+                self.files[rel] = FileFacts.from_json(hit)
             else:
-                more.append((str(root), rel, digest, roles[rel], str(cache_dir) if cache_dir is not None else None))
-        parsed += _run(more, files, skipped, workers, None)  # a few files: no second progress bar
-    result = TreeReads(files, roles, skipped, parsed, names, key)
-    if index_path is not None:
-        write_json(index_path, result.to_json())
-    return result
+                tasks.append((str(root), rel, digest, role, str(cache_dir) if cache_dir is not None else None))
+        self.tasks = tasks
+        self.started = _start(tasks, workers)
+
+    def ours(self) -> bool:
+        """Finished, or begun by this process (a forked child cannot collect its parent's pool)."""
+        return self.done is not None or self.pid == os.getpid()
+
+    def finish(self, progress: _Progress | None) -> TreeReads:
+        if self.done is not None:
+            return self.done
+        files, skipped, roles, contents = self.files, self.skipped, self.roles, self.contents
+        parsed = _collect(self.tasks, self.started, files, skipped, progress)
+        names = _mentions(files, contents, roles)
+        # Files that name a function holding a read but mention no setting: parsed too,
+        # for their call sites (a re-export or a caller that passes no server args).
+        callers = sorted({rel for rels in names.values() for rel in rels if rel not in files and rel not in skipped})
+        if callers:
+            more: list[_Task] = []
+            for rel in callers:
+                digest = hashlib.sha256(contents[rel]).hexdigest()
+                roles[rel] = self.idioms.role(rel) or "runtime"
+                hit = read_json(_facts_record(self.cache_dir, digest, roles[rel]))
+                if isinstance(hit, dict) and "reads" in hit:
+                    files[rel] = FileFacts.from_json(hit)
+                else:
+                    more.append((str(self.root), rel, digest, roles[rel],
+                                 str(self.cache_dir) if self.cache_dir is not None else None))
+            # a few files: no second progress bar
+            parsed += _collect(more, _start(more, self.workers), files, skipped, None)
+        self.done = TreeReads(files, roles, skipped, parsed, names, self.key)
+        if self.index_path is not None:
+            write_json(self.index_path, self.done.to_json())
+        return self.done
 
 
-def _run(tasks: list[_Task], files: dict[str, FileFacts], skipped: dict[str, str], workers: int,
-         progress: _Progress | None) -> list[str]:
+def _start(tasks: list[_Task], workers: int) -> tuple[Any, Iterable[_Outcome]] | None:
+    """(the pool, its results in task order) for many tasks, begun now; None: run them in
+    this process when collected (a few files, or one worker)."""
+    if workers > 1 and len(tasks) > 8:
+        import atexit
+        import multiprocessing
+        from concurrent.futures import ProcessPoolExecutor  # multiprocessing: only for a cold read
+
+        # forked (as the other pools): the workers need only flagscan's extractor, already imported
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+        atexit.register(pool.shutdown, wait=False, cancel_futures=True)  # a run that never collects
+        return pool, pool.map(_extract_one, tasks, chunksize=4)
+    return None
+
+
+def _collect(tasks: list[_Task], started: tuple[Any, Iterable[_Outcome]] | None, files: dict[str, FileFacts],
+             skipped: dict[str, str], progress: _Progress | None) -> list[str]:
     if not tasks:
         return []
     parsed: list[str] = []
-    if workers > 1 and len(tasks) > 8:
-        from concurrent.futures import ProcessPoolExecutor  # multiprocessing: only for a cold read
-
-        pool = ProcessPoolExecutor(max_workers=workers)
+    if started is not None:
+        pool, results = started
         try:
-            results: Iterable[_Outcome] = pool.map(_extract_one, tasks, chunksize=4)
             results = progress(results, len(tasks)) if progress is not None else results
             for rel, facts, error in results:
                 _take(rel, facts, error, files, skipped, parsed)

@@ -65,6 +65,7 @@ class Context:
         self._gates_done = False
         self._after: tuple[ParsedCommand, Resolution] | None = None
         self._startup: StartupResult | None = None
+        self._startup_failed: Exception | None = None
         self.notes: list[str] = []
 
     # -- always available ---------------------------------------------------------------
@@ -130,6 +131,8 @@ class Context:
     @property
     def startup(self) -> StartupResult:
         """What SGLang's startup code does with the resolved settings (flagscan.evaluate.startup)."""
+        if self._startup_failed is not None:
+            raise self._startup_failed
         if self._startup is None:
             from flagscan.evaluate.startup.predict import predict_startup
             from flagscan.progress import STARTING, activity
@@ -139,6 +142,15 @@ class Context:
                 self._startup = predict_startup(self.target.root, self.target.cache_dir, self.inventory, values,
                                                 self.given_scenario)
         return self._startup
+
+    def start_early(self) -> None:
+        """Compute the startup phase now, before the runtime gates ask for the tree's reads: when
+        those are being parsed in the background (a cold run), the parse then overlaps this
+        phase. A failure is kept and raised to the rule that asks for the phase (it says why)."""
+        try:
+            _ = self.startup
+        except Exception as exc:
+            self._startup_failed = exc
 
     def outcomes(self, kinds: Iterable[Any]) -> list[Outcome]:
         """What the resolution did to the command (flagscan.evaluate.resolution.diagnose.Outcome), of these

@@ -100,7 +100,10 @@ def _in_workers(chunks: list[list[str]], options: LintOptions, texts: dict[str, 
     import os
     from concurrent.futures import ProcessPoolExecutor
 
+    from flagscan.extract.reads import settle_reads
+
     global _FORKED
+    settle_reads()  # a tree parse begun in the background: finished here, once, for every worker
     _FORKED = (options, texts)
     out: list[FileResult] = []
     try:
@@ -117,6 +120,7 @@ def _in_workers(chunks: list[list[str]], options: LintOptions, texts: dict[str, 
 
 def lint_file(path: str, options: LintOptions, text: str | None = None) -> FileResult:
     """`text`: the file's content when it is not read from `path` (stdin)."""
+    from flagscan.extract.reads import reads_in_flight
     from flagscan.inputs import InputError
     from flagscan.inputs.model import NO_LAUNCH, Source
     from flagscan.inputs.read import read_launch_source
@@ -141,6 +145,8 @@ def lint_file(path: str, options: LintOptions, text: str | None = None) -> FileR
     for command in commands:
         ctx = _context(command, options)
         contexts.append(ctx)
+        if ctx.scenario is not None and reads_in_flight() and any("startup" in r.needs for r in rules):
+            ctx.start_early()  # overlaps the tree's parse, which the gates would otherwise wait for first
         runnable = [r for r in rules if r.code not in _ENGINE_CODES and ctx.available(r.needs)]
         judged.update(r.code for r in runnable)
         found = _run(ctx, runnable)

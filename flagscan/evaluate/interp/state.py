@@ -305,12 +305,7 @@ def _join_lists(lists: list[list[Any]]) -> list[Any] | None:
 def _join_dicts(dicts: list[dict[Any, Any]], why: str) -> dict[Any, Any]:
     """Key by key: a key some paths lack holds a Maybe of its joined value."""
     out: dict[Any, Any] = {}
-    keys: list[Any] = []
-    for d in dicts:
-        for k in d:
-            if k not in out and k not in keys:
-                keys.append(k)
-    for k in keys:
+    for k in dict.fromkeys(k for d in dicts for k in d):  # each key once, first-seen order
         present = [d[k] for d in dicts if k in d]
         inner = [v.value if isinstance(v, Maybe) else v for v in present]
         value = join_values(inner, why) if len(inner) > 1 else inner[0]

@@ -42,6 +42,9 @@ def _predict(root: Path, cache_dir: Path | None, inventory: Inventory, given: di
     hit = _read(path)
     if hit is not None:
         return hit
+    from flagscan.extract.cache import cold_work_ahead
+
+    cold_work_ahead()  # a cold run: what it will need later can begin beside this
     result = _run(root, cache_dir, inventory, given, scenario)
     if path is not None:
         _write(path, result, jsonable)
