@@ -26,12 +26,13 @@ def _facts(tree_reads: reads.TreeReads) -> dict:
 def test_prefetched_reads_are_the_plain_loads(tmp_path) -> None:
     plain = reads.load_reads(TREE, tmp_path / "a", workers=1)
     assert plain.files, "the fixture tree has reads"
+    key = (str(TREE), str(tmp_path / "b"))
     reads.want_reads(TREE, tmp_path / "b")
-    assert not reads.reads_in_flight()          # wanted only: nothing read until the run is cold
+    assert key not in reads._PREFETCHED          # wanted only: nothing read until the run is cold
     fcache.cold_work_ahead()
-    assert reads.reads_in_flight()
+    assert reads._PREFETCHED[key].done is None and reads.reads_in_flight()
     fetched = reads.load_reads(TREE, tmp_path / "b")
-    assert not reads.reads_in_flight()
+    assert reads._PREFETCHED[key].done is fetched
     assert _facts(fetched) == _facts(plain)
     assert fetched.parsed                        # parsed by the prefetch, not read back from a cache
 
@@ -41,7 +42,7 @@ def test_a_forked_child_does_not_collect_its_parents_pending_parse(tmp_path) -> 
     fcache.cold_work_ahead()
     pid = os.fork()
     if pid == 0:  # the child: its own load (the parent's pool is not its own), then out
-        ok = not reads.reads_in_flight() and bool(reads.load_reads(TREE, tmp_path / "d", workers=1).files)
+        ok = not reads.reads_in_flight() and bool(reads.load_reads(TREE, tmp_path / "c", workers=1).files)
         os._exit(0 if ok else 1)
     _, status = os.waitpid(pid, 0)
     assert os.waitstatus_to_exitcode(status) == 0

@@ -46,7 +46,7 @@ class GateInterpreter(Interpreter):
         module = super().import_module(name, self._state)
         if state is not self._state:
             shared = self._state.heap
-            state.heap.update({oid: shared[oid] for oid in sorted(shared.keys() - state.heap.keys())})
+            state.heap_w().update({oid: shared[oid] for oid in sorted(shared.keys() - state.heap.keys())})
         if isinstance(module, ModuleVal):
             self._runtime_globals(module)
         return module

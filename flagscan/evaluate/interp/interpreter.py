@@ -200,8 +200,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                 # would run the module body here and make the same objects, so this path gets
                 # them as the import left them (the `dumper` singleton of debug_utils/dumper.py
                 # read on the else-side of a branch whose if-side imported it)
+                heap = state.heap_w()
                 for oid, attrs in made.items():
-                    state.heap.setdefault(oid, attrs)
+                    heap.setdefault(oid, attrs)
             return module
         ir = self.store.get(name)
         if ir is None:
@@ -209,9 +210,11 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         module = ModuleVal(name, {"__name__": name}, ir.get("path", ""))
         self.modules[name] = module
         first = self.next_oid
-        sub = State(state.heap, {}, (), (), state.chain, state.owned, [], "<module>", set(), state.modified, state.outer)
+        sub = State(state.heap, {}, (), (), state.chain, state.owned, [], "<module>", set(), state.modified, state.outer,
+                    heap_shared=state.heap_shared)
         self._exec_module_body(module, ir["body"], sub)
         state.heap, state.chain, state.owned, state.modified = sub.heap, sub.chain, sub.owned, sub.modified
+        state.heap_shared = sub.heap_shared
         state.outer = sub.outer
         module.executed = True
         made = {oid: state.heap[oid] for oid in range(first, self.next_oid) if oid in state.heap}
@@ -244,6 +247,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
                     joined.locals = module.globals
                     state.heap, state.chain, state.owned = joined.heap, joined.chain, joined.owned
                     state.modified, state.outer = joined.modified, joined.outer
+                    state.heap_shared = joined.heap_shared
                 else:
                     self._havoc_targets(stmt, module.globals)
         finally:
@@ -273,7 +277,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
     def new_obj(self, cls: ClassVal, state: State, attrs: dict[str, Any] | None = None) -> Obj:
         oid = self.next_oid
         self.next_oid += 1
-        state.heap[oid] = dict(attrs or {})
+        state.heap_w()[oid] = dict(attrs or {})
         state.owned.add(oid)
         state.modified.add(oid)
         return Obj(cls, oid)

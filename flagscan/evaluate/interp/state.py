@@ -181,6 +181,9 @@ class State:
     # The enclosing function's locals a nested function reads (set per call; kept by forks
     # and joins, so a closure name stays readable after a branch inside the nested function).
     closure: dict[str, Any] | None = None
+    # The heap dict itself is shared with another path (a fork shares it until one of them
+    # adds or replaces an entry: `heap_w` copies it first).
+    heap_shared: bool = False
 
     @property
     def events(self) -> Iterator[Event]:
@@ -194,11 +197,20 @@ class State:
         self.owned_values = set()
         self.outer = (self.modified, self.outer)
         self.modified = set()
-        return State(dict(self.heap), dict(self.locals), self.assumptions, self.conds,
-                     self.chain, set(), [], self.function, set(), set(), self.outer, self.closure)
+        self.heap_shared = True
+        return State(self.heap, dict(self.locals), self.assumptions, self.conds,
+                     self.chain, set(), [], self.function, set(), set(), self.outer, self.closure, True)
+
+    def heap_w(self) -> dict[int, dict[str, Any]]:
+        """The heap dict, for adding or replacing an entry (a copy of it first if it is shared)."""
+        if self.heap_shared:
+            self.heap = dict(self.heap)
+            self.heap_shared = False
+        return self.heap
 
     def adopt(self, other: State) -> None:
         self.heap, self.locals = other.heap, other.locals
+        self.heap_shared = other.heap_shared
         self.assumptions, self.conds = other.assumptions, other.conds
         self.chain, self.owned = other.chain, other.owned
         self.owned_values, self.modified = other.owned_values, other.modified
@@ -214,12 +226,16 @@ class State:
         return value, False
 
     def attrs(self, oid: int) -> dict[str, Any]:
-        return self.heap.setdefault(oid, {})
+        found = self.heap.get(oid)
+        if found is None:
+            found = self.heap_w()[oid] = {}
+        return found
 
     def writable(self, oid: int) -> dict[str, Any]:
         self.modified.add(oid)
         if oid not in self.owned:
-            self.heap[oid] = dict(self.heap.get(oid, {}))
+            heap = self.heap_w()
+            heap[oid] = dict(heap.get(oid, {}))
             self.owned.add(oid)
         return self.heap[oid]
 
@@ -330,7 +346,7 @@ def join_states(states: list[State], why: str) -> State:
     if len(states) == 1:
         return states[0]
     base = states[0]
-    heap = dict(base.heap)
+    changes: dict[int, dict[str, Any]] = {}  # the heap is base's, but for these entries
     outer = base.outer
     collapse = True
     if all(s.outer is outer for s in states):
@@ -345,20 +361,25 @@ def join_states(states: list[State], why: str) -> State:
         for oid in candidates:
             da, db = heap_a.get(oid), heap_b.get(oid)
             if da is db or db is None:
-                if da is not None:
-                    heap[oid] = da
-            elif da is None:
-                heap[oid] = db
-            else:
-                heap[oid] = _join_attrs([da, db], why)
+                continue  # base's own entry (or none on either path)
+            changes[oid] = db if da is None else _join_attrs([da, db], why)
     else:
         heaps = [s.heap for s in states]
+        base_heap = base.heap
         for oid in candidates:
             present = [d for d in (h.get(oid) for h in heaps) if d is not None]
             if not present:
                 continue
             first = present[0]
-            heap[oid] = first if all(d is first for d in present) else _join_attrs(present, why)
+            value = first if all(d is first for d in present) else _join_attrs(present, why)
+            if value is not base_heap.get(oid):
+                changes[oid] = value
+    if changes:
+        heap = dict(base.heap)
+        heap.update(changes)
+    else:  # the joined path reads base's heap dict: both copy it before they add to it
+        heap = base.heap
+        base.heap_shared = True
     first_locals = base.locals
     if all(s.locals is first_locals for s in states):
         local = first_locals
@@ -372,7 +393,7 @@ def join_states(states: list[State], why: str) -> State:
     else:
         modified = candidates
     return State(heap, local, assumptions, base.conds, chain, set(), [], base.function, set(), modified, outer,
-                 base.closure)
+                 base.closure, not changes)
 
 
 def _common_level(outers: list[Any]) -> Any:
@@ -448,7 +469,7 @@ def widen(joined: State, before: State) -> State:
             fresh = dict(attrs)
             for k, v in changed.items():
                 fresh[k] = Unknown(v.why, v.needs, None, v.truth)
-            joined.heap[oid] = fresh
+            joined.heap_w()[oid] = fresh
             joined.modified.add(oid)
     return joined
 

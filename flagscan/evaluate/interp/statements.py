@@ -246,6 +246,7 @@ class StatementsMixin(InterpreterParts):
                     joined = join_states(nexts, "class body")
                     state.heap, state.chain, state.owned = joined.heap, joined.chain, joined.owned
                     state.modified, state.outer = joined.modified, joined.outer
+                    state.heap_shared = joined.heap_shared
         finally:
             state.locals = saved
             scopes.pop(id(namespace), None)
@@ -527,7 +528,7 @@ def _unbounded(state: State, entry_locals: dict[str, Any], entry_heap: dict[int,
             fresh = dict(attrs)
             for k in changed:
                 fresh[k] = Unknown(f".{k} ({why})", getattr(attrs[k], "needs", frozenset()))
-            state.heap[oid] = fresh
+            state.heap_w()[oid] = fresh
             state.owned.add(oid)
             state.modified.add(oid)
     return state
