@@ -289,7 +289,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
     def assign(self, target: Any, value: Any, state: State, module: ModuleVal, line: int) -> None:
         kind = target[0]
         if kind == "n":
-            state.locals[view(ir.Name, target).id] = value
+            state.locals[target[1]] = value   # Name.id, read in place (the view's first field), as eval does
         elif kind == "a":
             a = view(ir.Attr, target)
             self.setattr(self.eval(a.value, state, module), a.attr, value, state, module, line)

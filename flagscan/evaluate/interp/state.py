@@ -175,9 +175,9 @@ class State:
     # that an append on one side of a fork never shows on the other.
     owned_values: set[int] = field(default_factory=set)
     # Heap objects written on this path since the last fork (what a join
-    # compares), and the sets of the enclosing fork levels: (set, outer).
+    # compares), and the sets of the enclosing fork levels: (set, outer, depth).
     modified: set[int] = field(default_factory=set)
-    outer: tuple[set[int], Any] | None = None
+    outer: tuple[set[int], Any, int] | None = None
     # The enclosing function's locals a nested function reads (set per call; kept by forks
     # and joins, so a closure name stays readable after a branch inside the nested function).
     closure: dict[str, Any] | None = None
@@ -195,7 +195,7 @@ class State:
     def fork(self) -> State:
         self.owned = set()  # every heap dict is now shared with the child
         self.owned_values = set()
-        self.outer = (self.modified, self.outer)
+        self.outer = (self.modified, self.outer, 1 + (self.outer[2] if self.outer is not None else 0))
         self.modified = set()
         self.heap_shared = True
         return State(self.heap, dict(self.locals), self.assumptions, self.conds,
@@ -272,6 +272,9 @@ def join_values(values: list[Any], why: str) -> Any:
     for v in values:
         if isinstance(v, Unknown):
             needs |= v.needs
+        if not complete:
+            continue  # no options kept (one value has none, or too many): only what each needs
+        if isinstance(v, Unknown):
             if v.options is None:
                 complete = False
             else:
@@ -280,6 +283,8 @@ def join_values(values: list[Any], why: str) -> Any:
                         options.append(o)
         elif not any(same(v, x) for x in options):
             options.append(v)
+        if len(options) > MAX_OPTIONS:
+            complete = False
     keep = complete and len(options) <= MAX_OPTIONS
     return Unknown(why, needs, tuple(options) if keep else None)
 
@@ -399,18 +404,18 @@ def join_states(states: list[State], why: str) -> State:
 def _common_level(outers: list[Any]) -> Any:
     """The nearest fork level (an `outer` link) every path descends from; None when none is shared.
     A heap object none of the paths wrote since that level is the same dict on all of them."""
-    chains = []
-    for level in outers:
-        seq = []
-        while level is not None:
-            seq.append(level)
-            level = level[1]
-        chains.append(seq[::-1])  # the oldest level first
-    common = None
-    for items in zip(*chains):
-        if any(i is not items[0] for i in items):
-            break
-        common = items[0]
+    common = outers[0]
+    for other in outers[1:]:
+        if common is None or other is None:
+            return None
+        while common[2] > other[2]:  # to the same depth (each level knows its own), then up together
+            common = common[1]
+        while other[2] > common[2]:
+            other = other[1]
+        while common is not other:
+            if common is None or other is None:
+                return None
+            common, other = common[1], other[1]
     return common
 
 
