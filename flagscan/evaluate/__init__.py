@@ -45,12 +45,65 @@ def predict(root: Path, cache_dir: Path | None, inventory: Inventory, values: di
 
     given = user_values(values)
     key = scenario_key(root, given, scenario)
+    _await_background(key)
     return shared("resolution", key, lambda: _predict(root, cache_dir, inventory, given, scenario, key))
+
+
+# resolution key -> the forked child computing it (predict_in_background)
+_BACKGROUND: dict[str, int] = {}
+
+
+def predict_in_background(root: Path, cache_dir: Path | None, inventory: Inventory, values: dict[str, Any],
+                          scenario: Scenario) -> bool:
+    """Begin a resolution that is not cached in a forked child, which writes the cache record
+    `predict` then reads (a cold lint computes the startup phase meanwhile, on the other core).
+    False when it is cached, there is no cache, or no second core or fork to use."""
+    import multiprocessing
+    import os
+
+    from flagscan.evaluate.cachekey import scenario_key
+
+    if cache_dir is None or (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    given = user_values(values)
+    key = scenario_key(root, given, scenario)
+    if key in _BACKGROUND or _record(cache_dir, key).is_file():
+        return False
+    pid = os.fork()
+    if pid == 0:  # the child: computes and stores, says nothing (the parent reports any failure itself)
+        code = 1
+        try:
+            from flagscan.progress import set_quiet
+
+            set_quiet(True)
+            _predict(root, cache_dir, inventory, given, scenario, key)
+            code = 0
+        finally:
+            os._exit(code)
+    _BACKGROUND[key] = pid
+    return True
+
+
+def _await_background(key: str) -> None:
+    """Wait for the child computing this resolution, if one was begun (its record is then read;
+    if it failed, predict computes the resolution itself and reports what stopped it)."""
+    import os
+
+    pid = _BACKGROUND.pop(key, None)
+    if pid is not None:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass  # already reaped
+
+
+def _record(cache_dir: Path, key: str) -> Path:
+    return Path(cache_dir) / "facts" / "resolution" / f"{key}.pickle"
 
 
 def _predict(root: Path, cache_dir: Path | None, inventory: Inventory, given: dict[str, Any], scenario: Scenario,
              key: str) -> Resolution:
-    record = Path(cache_dir) / "facts" / "resolution" / f"{key}.pickle" if cache_dir is not None else None
+    record = _record(cache_dir, key) if cache_dir is not None else None
     hit = _cached(record)
     if hit is not None:
         return hit

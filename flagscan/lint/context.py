@@ -146,7 +146,13 @@ class Context:
     def start_early(self) -> None:
         """Compute the startup phase now, before the runtime gates ask for the tree's reads: when
         those are being parsed in the background (a cold run), the parse then overlaps this
-        phase. A failure is kept and raised to the rule that asks for the phase (it says why)."""
+        phase, and so does the resolution the rules read (a forked child computes it into the
+        cache). A failure is kept and raised to the rule that asks for the phase (it says why)."""
+        if self._resolution is None and self.scenario is not None:
+            from flagscan.evaluate import predict_in_background
+
+            values = {dest: v.value for dest, v in self.parsed.values.items()}
+            predict_in_background(self.target.root, self.target.cache_dir, self.inventory, values, self.scenario)
         try:
             _ = self.startup
         except Exception as exc:

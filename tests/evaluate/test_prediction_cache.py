@@ -51,3 +51,45 @@ def test_a_lenient_prediction_is_not_read_back_under_strict_mode(tmp_path, monke
     monkeypatch.setenv("FLAGSCAN_STRICT", "1")
     _predict(tmp_path, ["--model-path", "m"])
     assert len(list((tmp_path / "facts" / "resolution").glob("*.pickle"))) == 2
+
+
+def _inputs(cache: Path, argv: list[str]):
+    tree = get_source(str(TREES / "lint"), cache_dir=cache)
+    inventory, _ = load_inventory(tree.root, cache)
+    values = {d: v.value for d, v in parse_command(command_from_argv(argv), inventory).values.items()}
+    return tree.root, inventory, values, Scenario(profile_from_spec("h200"), {}, None)
+
+
+def test_a_resolution_begun_in_a_forked_child_is_the_one_computed_in_place(tmp_path) -> None:
+    import flagscan.evaluate as evaluate
+
+    argv = ["--model-path", "m", "--speculative-algorithm", "EAGLE"]
+    root, inventory, values, scenario = _inputs(tmp_path / "bg", argv)
+    assert evaluate.predict_in_background(root, tmp_path / "bg", inventory, values, scenario)
+    assert not evaluate.predict_in_background(root, tmp_path / "bg", inventory, values, scenario)  # once
+    background = predict(root, tmp_path / "bg", inventory, values, scenario)   # waits, then reads its record
+    assert not evaluate._BACKGROUND
+    assert len(list((tmp_path / "bg" / "facts" / "resolution").glob("*.pickle"))) == 1
+    in_place = _predict(tmp_path / "fg", argv)
+    assert {d: s.to_json() for d, s in background.settings.items()} == {d: s.to_json() for d, s in in_place.settings.items()}
+    # cached now: nothing more to begin
+    assert not evaluate.predict_in_background(root, tmp_path / "bg", inventory, values, scenario)
+
+
+def test_a_child_that_fails_leaves_the_resolution_to_the_parent(tmp_path, monkeypatch) -> None:
+    import os
+
+    import flagscan.evaluate as evaluate
+
+    parent, real = os.getpid(), evaluate._predict
+
+    def failing_in_the_child(*args, **kwargs):
+        if os.getpid() != parent:
+            raise RuntimeError("the child stops")
+        return real(*args, **kwargs)
+
+    monkeypatch.setattr(evaluate, "_predict", failing_in_the_child)
+    root, inventory, values, scenario = _inputs(tmp_path, ["--model-path", "m"])
+    assert evaluate.predict_in_background(root, tmp_path, inventory, values, scenario)
+    got = predict(root, tmp_path, inventory, values, scenario)
+    assert got.settings and "model_path" in got.settings
