@@ -164,3 +164,25 @@ def main(weights):
     assert isinstance(cache, dict)
 
 
+
+
+def test_a_comprehension_over_a_fact_not_given_needs_that_fact(tmp_path, monkeypatch):
+    # 0.5.23 mm_utils.py: `[item for item in mm_inputs.mm_items if item.is_modality(...)]` over a
+    # batch's items: the new list, and what is read from it, are facts of the batch. A store into
+    # an element (mm_schedule.py's `item.model_specific_data[KEY] = True`) is then a store into a
+    # value that stands for a fact not given, not a give-up.
+    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+    batch = Unknown("the batch", {"batch:forward_batch"})
+    value, interp = run(tmp_path, '''
+def main(batch):
+    items = [item for item in batch.items if item.kept]
+    names = {item.name for item in batch.items}
+    keyed = {item.name: item for item in batch.items}
+    for item in items:
+        item.data["k"] = True
+    return items, names, keyed["x"], [i for i in range(3) if i in batch.ids]
+''', args=(batch,))
+    items, names, entry, filtered = value
+    assert {"batch:forward_batch"} <= items.needs and {"batch:forward_batch"} <= names.needs
+    assert {"batch:forward_batch"} <= entry.needs and {"batch:forward_batch"} <= filtered.needs
+    assert interp.stops == []

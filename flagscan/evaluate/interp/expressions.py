@@ -477,12 +477,13 @@ class ExpressionsMixin(InterpreterParts):
         results: list[Any] = []
         saved = state.locals
         state.locals = dict(saved)
+        needs: set[str] = set()
         try:
-            ok = self._comp(gens, 0, elt, kind, state, module, line, results)
+            ok = self._comp(gens, 0, elt, kind, state, module, line, results, needs)
         finally:
             state.locals = saved
         if not ok:
-            return self._comp_over_unknown(kind, elt, gens, state, module, line)
+            return self._comp_over_unknown(kind, elt, gens, state, module, line, frozenset(needs))
         if kind == "dict":
             try:
                 return dict(results)
@@ -496,21 +497,23 @@ class ExpressionsMixin(InterpreterParts):
         return results
 
     def _comp_over_unknown(self, kind: str, elt: Any, gens: list[Any], state: State, module: ModuleVal,
-                           line: int) -> Any:
+                           line: int, needs: frozenset[str] = frozenset()) -> Any:
         """A list comprehension over values not known is a new list (Fresh); where its element is
         outside code's object (a call of outside code, or of an analysed function that returns one,
         or an item or attribute of one), each element is (0.5.16 memory_pool.py MHATokenToKVPool:
         `self.k_buffer = [torch.zeros(...) for _ in range(self.layer_num)]`; 0.5.23: `_zeros(shape)`,
         a local function calling torch.zeros, and `[buf[0, :rows] for buf in fused]`). The element is
         computed on a copy of the path, with the loop variable an element of the iterable: one like
-        every element where the iterable says so, else not known."""
+        every element where the iterable says so, else not known. `needs`: what the iterable or
+        filter not known needs (the new value's contents need it too: a list of a batch's items
+        is a fact of the batch)."""
         if kind == "dict":
             # a new dict whose keys are not known (0.5.10 rotary_embedding/factory.py: `extra_kwargs
             # = {k: v for k, v in rope_scaling.items() if ...}`, then `extra_kwargs["truncate"] = ...`)
-            return {OPEN: Unknown("an entry of a dict comprehension over values not known")}
+            return {OPEN: Unknown("an entry of a dict comprehension over values not known", needs)}
         if kind != "list":
-            return Unknown("comprehension over unknown")
-        fresh = Fresh("comprehension over unknown")
+            return Unknown("comprehension over unknown", needs)
+        fresh = Fresh("comprehension over unknown", needs)
         if not (isinstance(elt, list) and elt and elt[0] in ("call", "sub", "a")) or len(gens) != 1:
             return fresh
         fork = state.fork()
@@ -564,7 +567,9 @@ class ExpressionsMixin(InterpreterParts):
         return fresh
 
     def _comp(self, gens: list[Any], i: int, elt: Any, kind: str, state: State, module: ModuleVal, line: int,
-              results: list[Any]) -> bool:
+              results: list[Any], needs: set[str]) -> bool:
+        """The comprehension's elements into `results`; False where an iterable or a filter is not
+        known (what it needs added to `needs`)."""
         if i == len(gens):
             if kind == "dict":
                 key_ir, value_ir = elt
@@ -573,20 +578,24 @@ class ExpressionsMixin(InterpreterParts):
                 results.append(self.eval(elt, state, module, line))
             return True
         target, iter_ir, ifs = gens[i]
-        items = self.iterate(self.eval(iter_ir, state, module, line), state, module)
+        iterable = self.eval(iter_ir, state, module, line)
+        items = self.iterate(iterable, state, module)
         if items is None:
+            needs.update(getattr(iterable, "needs", ()))
             return False
         for item in items[:5000]:
             self.assign(target, item, state, module, line)
             keep = True
             for cond in ifs:
-                t = truth(self.eval(cond, state, module, line))
+                test = self.eval(cond, state, module, line)
+                t = truth(test)
                 if t is None:
+                    needs.update(getattr(test, "needs", ()))
                     return False
                 if not t:
                     keep = False
                     break
-            if keep and not self._comp(gens, i + 1, elt, kind, state, module, line, results):
+            if keep and not self._comp(gens, i + 1, elt, kind, state, module, line, results, needs):
                 return False
         return True
 
