@@ -118,3 +118,27 @@ def main():
 ''')
     assert options(value) is None
     assert interp.stops == []
+
+
+def test_a_division_by_a_true_zero_raises_on_an_assumed_path(tmp_path):
+    # 0.5.10 eplb/expert_location.py: `num_gpus_per_node = ep_size // nnodes` is 0 with EP 1 on
+    # two nodes, and `moe_ep_rank // num_gpus_per_node` sits on a path SGLang never takes (the
+    # same-GPU branch returns first) but the analysis may assume: ZeroDivisionError there is a
+    # fact of the run, never certain, and no give-up
+    value, interp = run(tmp_path, '''
+def split(rank, per_node):
+    try:
+        rank // per_node
+        return "went on"
+    except ZeroDivisionError:
+        return "ZeroDivisionError"
+
+def main():
+    per_node = 1 // 2
+    return split(3, per_node), split(3, 2), 3 // 2
+''')
+    first, second, third = value
+    assert options(first) == {"ZeroDivisionError", "went on"}   # both, neither certain
+    assert second == "went on" and third == 1
+    assert interp.assumed_needs["int // int raises ZeroDivisionError"] == {"runtime:int // int raises ZeroDivisionError"}
+    assert interp.stops == []

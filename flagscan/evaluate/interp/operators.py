@@ -81,30 +81,33 @@ class OperatorsMixin(InterpreterParts):
             return self.give_up(f"operator {op}")
         try:
             return fn(left, right)
-        except TypeError as exc:
+        except (TypeError, ArithmeticError, ValueError) as exc:
             if state is None or module is None:
-                return self.give_up(f"{type(left).__name__} {op} {type(right).__name__} raised TypeError")
+                return self.give_up(f"{type(left).__name__} {op} {type(right).__name__} raised {type(exc).__name__}")
             # 0.5.18 pool_configurator.py's `page_size % 128`, with the page size a runtime
-            # context publishes where flagscan does not follow
-            return self._type_error_on_assumed_path(op, left, right, exc, state, module, 0, None)
+            # context publishes where flagscan does not follow; 0.5.10 eplb/expert_location.py's
+            # `moe_ep_rank // num_gpus_per_node`, a true 0 on a path SGLang never takes
+            return self._raise_on_assumed_path(op, left, right, exc, state, module, 0, None)
         except Exception as exc:  # Python raises here; flagscan does not follow the raise
             return self.give_up(f"{type(left).__name__} {op} {type(right).__name__} raised {type(exc).__name__}")
 
-    def _type_error_on_assumed_path(self, op: str, left: Any, right: Any, exc: TypeError, state: State,
-                                    module: ModuleVal, line: int, options: tuple[Any, ...] | None) -> Unknown:
-        """Python raises TypeError on `left op right` (`None < 4096`, `None % 128`), and the program
-        sees it. But a None the model holds may stand for a value set where flagscan does not
-        follow (0.5.23 common.py `assert gpu_id < num_gpus`, with runtime_context's device gpu_id
-        published by the launcher): taken as certain, that is a startup crash SGLang never has. So
-        the raise happens on a path that assumes it (a fact of the run), and the other path goes
-        on with a value not known (`options`: the values it may have)."""
-        text = f"{type(left).__name__} {op} {type(right).__name__} raises TypeError"
+    def _raise_on_assumed_path(self, op: str, left: Any, right: Any, exc: Exception, state: State,
+                               module: ModuleVal, line: int, options: tuple[Any, ...] | None) -> Unknown:
+        """Python raises on `left op right` (TypeError on `None < 4096` or `None % 128`,
+        ZeroDivisionError on `n // 0`), and the program sees it. But a None the model holds may
+        stand for a value set where flagscan does not follow (0.5.23 common.py `assert gpu_id <
+        num_gpus`, with runtime_context's device gpu_id published by the launcher), and a 0 may be
+        reached only on a path the analysis assumes (a list of candidates not known): taken as
+        certain, that is a startup crash SGLang never has. So the raise happens on a path that
+        assumes it (a fact of the run), and the other path goes on with a value not known
+        (`options`: the values it may have)."""
+        text = f"{type(left).__name__} {op} {type(right).__name__} raises {type(exc).__name__}"
         failing = state.fork()
         failing.assumptions = failing.assumptions + (text,)
         state.assumptions = state.assumptions + (f"not ({text})",)
         needs = frozenset({f"runtime:{text}"})
         self.assumed_needs[text] = self.assumed_needs[f"not ({text})"] = needs
-        raised = ExcVal("TypeError", str(exc))
+        raised = ExcVal(type(exc).__name__, str(exc))
         self.record(failing, "raise", module, line or self.line, value=raised.type_name, message=raised.message)
         state.raised.append((failing, raised))
         return Unknown(f"{left!r} {op} {right!r}", needs, options)
@@ -268,7 +271,7 @@ class OperatorsMixin(InterpreterParts):
             if state is None or module is None:
                 return self.give_up(f"comparison {op} of {type(left).__name__} and {type(right).__name__} raised "
                                     "TypeError")
-            return self._type_error_on_assumed_path(op, left, right, exc, state, module, line, (True, False))
+            return self._raise_on_assumed_path(op, left, right, exc, state, module, line, (True, False))
         except Exception as exc:  # Python raises here; flagscan does not follow the raise
             return self.give_up(f"comparison {op} of {type(left).__name__} and {type(right).__name__} raised "
                                 f"{type(exc).__name__}")
