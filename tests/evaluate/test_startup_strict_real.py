@@ -47,6 +47,12 @@ CASES = {
                                "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
                                "--chunked-prefill-size", "4096", "--disable-flashinfer-autotune",
                                "--swa-full-tokens-ratio", "0.1"),
+    # known-good two-node DeepSeek-V3 (tests/data/startup/good): EP 1 over two nodes makes
+    # eplb/expert_location.py's num_gpus_per_node a true 0, divided by on a path SGLang never takes
+    "dsv3-h20-two-nodes-rank0-0.5.10": ("0.5.10", "--gpu", "h20", "--gpu-count", "8", "--model-config",
+                                        f"{MODELS}/deepseek-v3", "--", "--model-path", "deepseek-ai/DeepSeek-V3",
+                                        "--tp", "16", "--dist-init-addr", "10.0.0.1:5000", "--nnodes", "2",
+                                        "--node-rank", "0", "--trust-remote-code"),
     "mllama-0.5.10": ("0.5.10", "--gpu", "h100", "--model-arch", "MllamaForConditionalGeneration", "--",
                       "--model-path", "meta-llama/Llama-3.2-11B-Vision-Instruct"),
 }
