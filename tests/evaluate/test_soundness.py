@@ -186,3 +186,95 @@ def main(batch):
     assert {"batch:forward_batch"} <= items.needs and {"batch:forward_batch"} <= names.needs
     assert {"batch:forward_batch"} <= entry.needs and {"batch:forward_batch"} <= filtered.needs
     assert interp.stops == []
+
+
+def test_a_key_holding_values_not_known_may_be_any_equal_key(tmp_path, monkeypatch):
+    # 0.5.20 mm_schedule.py: `cache_key = (item.hash, n)` with the item a batch's; Python compares
+    # tuples part by part, so such a key may equal a key the dict holds: `in` is not known, a
+    # store may have replaced that entry, a read may be its value (not a certain KeyError)
+    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+    batch = Unknown("the batch", {"batch:forward_batch"})
+    value, interp = run(tmp_path, '''
+def main(batch):
+    d = {("a", 1): "x"}
+    key = (batch.name, 1)
+    found = key in d
+    other = (batch.name, 2) in d
+    read = d[(batch.name, 1)]
+    d[key] = "y"
+    same = {key: 5}[key]
+    return found, other, read, d[("a", 1)], same
+''', args=(batch,))
+    found, other, read, entry, same = value
+    assert isinstance(found, Unknown) and "batch:forward_batch" in found.needs   # was False, certain
+    assert other is False                 # the known part differs: no key may equal it
+    assert isinstance(read, Unknown) and "batch:forward_batch" in read.needs     # was a certain KeyError
+    assert options(entry) == {"x", "y"}   # was "x", certain
+    assert same == 5                      # the very same key finds its entry
+    assert interp.stops == []
+
+
+def test_a_comprehension_over_elements_present_on_some_paths_reads_each_as_it_is(tmp_path, monkeypatch):
+    # 0.5.20 mm_schedule.py: `miss_items = [unique_misses[key][0] for key in list(unique_misses)]`
+    # where the loop before may or may not have added the key: the key is the one written, and the
+    # item made from it is present on the same paths
+    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+    batch = Unknown("the batch", {"batch:forward_batch"})
+    value, interp = run(tmp_path, '''
+def main(batch):
+    found = {}
+    for item in batch.items:
+        found[("k", 1)] = (item, 2)
+    items = [found[key][0] for key in list(found.keys())]
+    first = items[0]
+    first.data["seen"] = True
+    return items, first
+''', args=(batch,))
+    items, first = value
+    assert len(items) == 1 and isinstance(items[0], Maybe)   # present on the paths that looped
+    assert "batch:forward_batch" in items[0].value.needs
+    assert "batch:forward_batch" in first.needs   # read at its position: the item, not "some element"
+    assert interp.stops == []
+
+
+def test_a_list_position_after_elements_on_some_paths_is_one_of_the_later_elements(tmp_path):
+    value, _ = run(tmp_path, '''
+import os
+def main():
+    items = []
+    if os.environ.get("A"):
+        items.append("a")
+    items.append("b")
+    items.append("c")
+    return items[0], items[1], items[-1]
+''', **ENV)
+    first, second, last = value
+    assert options(first) == {"a", "b", "c"}   # was the Maybe, a value with no options
+    assert options(second) == {"b", "c"}       # was "b", certain
+    assert last == "c"
+
+
+def test_star_arguments_not_known_bind_each_parameter_to_an_element(tmp_path, monkeypatch):
+    # 0.5.10 deepseek_v2.py forward_core: `self.forward_normal_core(*inner_state)`, the tuple of
+    # whichever prepare function ran: each parameter is an element (or the default), and the
+    # function is followed
+    monkeypatch.setenv("FLAGSCAN_STRICT", "1")
+    batch = Unknown("the batch", {"batch:forward_batch"})
+    value, interp = run(tmp_path, '''
+SEEN = []
+
+def core(a, b, c=3, *rest, flag=False):
+    SEEN.append(a)
+    return a, b, c, rest, flag
+
+def main(batch):
+    state = batch.prepared
+    handlers = dict[int, str]()
+    handlers[1] = "x"
+    return core(*state), len(SEEN), handlers[1]
+''', args=(batch,))
+    (a, b, c, rest, flag), seen, handler = value
+    assert all(isinstance(v, Unknown) and "batch:forward_batch" in v.needs for v in (a, b, c, rest))
+    assert flag is False and seen == 1        # the function ran (was: not followed)
+    assert handler == "x"                     # a generic alias's call is its origin's
+    assert interp.stops == []

@@ -19,6 +19,7 @@ from flagscan.evaluate.interp.values import (
     External,
     FuncVal,
     GeneratorVal,
+    GenericAlias,
     LambdaVal,
     Memo,
     ModuleVal,
@@ -81,7 +82,7 @@ class CallsMixin(InterpreterParts):
                 _star, starred_ir = a   # ["*", expr]
                 starred = self.eval(starred_ir, state, module, line)
                 items = self.iterate(starred, state, module)
-                if items is None and i == len(call.args) - 1 and self._takes_rest(func, len(args), state):
+                if items is None and i == len(call.args) - 1 and self._takes_rest(func, state):
                     rest = unknown_of(starred, why=f"*{self._text(starred_ir)}")
                     continue
                 if items is None:
@@ -108,17 +109,17 @@ class CallsMixin(InterpreterParts):
             return self.call_function(fn, args + [_Rest(rest)], kwargs, state)
         return self.call(func, args, kwargs, state, module, node=node, line=line)
 
-    def _takes_rest(self, func: Any, known: int, state: State) -> bool:
-        """Whether a call with `known` positional arguments and then `*x` of unknown length binds
-        every positional parameter from the known ones and the rest to the function's own `*args`
-        (`load_jit(name, *args, ...)` into `def load_jit(*args, ...)`)."""
+    def _takes_rest(self, func: Any, state: State) -> bool:
+        """Whether a call with known positional arguments and then `*x` of unknown length can be
+        made: a function of the tree binds the known ones first, then each positional parameter
+        left to an element of x or its default, and its own `*args` to the rest
+        (`load_jit(name, *args, ...)` into `def load_jit(*args, ...)`; 0.5.10 deepseek_v2.py
+        `self.forward_normal_core(*inner_state)`, the tuple a prepare function returned)."""
         fn = self.deref(func, state)
         if isinstance(fn, BoundMethod) and isinstance(fn.func, FuncVal) and fn.func.kind != "staticmethod":
-            fn, known = fn.func, known + 1
-        if not isinstance(fn, FuncVal) or fn.qualname in self.declare_functions or fn.qualname in self.world.sglang:
-            return False
-        params = fn.ir["params"]
-        return any(kind == "*" for _, _, kind in params) and sum(1 for _, _, kind in params if kind == "pos") <= known
+            fn = fn.func
+        return isinstance(fn, FuncVal) and fn.qualname not in self.declare_functions \
+            and fn.qualname not in self.world.sglang
 
     def _binds_keywords(self, func: Any, state: State) -> bool:
         """Whether a call with `**x`, x not known, can still be made: a function of the tree binds
@@ -195,6 +196,9 @@ class CallsMixin(InterpreterParts):
                 for event in func.cache[key][1]:
                     state.add_event(replace(event, conds=state.conds, assumptions=state.assumptions))
             return func.cache[key][0]
+        if isinstance(func, GenericAlias):
+            # `OrderedDict[int, Callable]()`, `Foo[T](...)`: Python calls the origin
+            return self.call(func.origin, args, kwargs, state, module, node, line)
         if isinstance(func, LambdaVal):
             local = dict(func.closure)
             for (pname, _default, _), arg in zip(func.params, args):
@@ -369,7 +373,11 @@ class CallsMixin(InterpreterParts):
                 local[name] = Unknown(f"{kw_rest.value.why} (keyword {name}, or its default)", kw_rest.value.needs)
                 continue
             if kind == "pos":
-                if rest:
+                if rest and isinstance(rest[0], _Rest):
+                    # an element of `*x`, x not known, or (x too short) a keyword or the default
+                    local[name] = Unknown(f"{rest[0].value.why} (an element bound to {name})", rest[0].value.needs)
+                    extra_kw.pop(name, None)
+                elif rest:
                     local[name] = rest.pop(0)
                 elif name in extra_kw:
                     local[name] = extra_kw.pop(name)

@@ -9,7 +9,15 @@ from typing import TYPE_CHECKING, Any
 from flagscan.evaluate.interp.base import PLAIN, Dead, truth
 from flagscan.evaluate.interp.builtins import method_of
 from flagscan.evaluate.interp.envwrites import MUTATORS, mutator
-from flagscan.evaluate.interp.state import OPEN, State, join_states, join_values, open_dict
+from flagscan.evaluate.interp.state import (
+    OPEN,
+    State,
+    join_states,
+    join_values,
+    key_needs,
+    may_match,
+    open_dict,
+)
 from flagscan.evaluate.interp.values import (
     BoundMethod,
     Builtin,
@@ -364,6 +372,10 @@ class ExpressionsMixin(InterpreterParts):
             if isinstance(base, (ClassVal, External, Builtin, GenericAlias)):
                 return GenericAlias(base, index if isinstance(index, tuple) else (index,))
             return unknown_of(base, index, why=self._text(node) if node else "subscript")
+        if isinstance(base, dict) and may_match(base, index):
+            # a key holding values not known that may equal one of the dict's: one of its
+            # values, or a KeyError, as those values decide
+            return Unknown(self._text(node) if node else "subscript", key_needs(index))
         if isinstance(base, dict) and OPEN in base and not _has_key(base, index):
             if isinstance(base[OPEN], Outside):
                 return OutsideAttr(self._text(node) if node else "subscript", None, base[OPEN].needs) \
@@ -399,7 +411,11 @@ class ExpressionsMixin(InterpreterParts):
             # kind (a tensor indexed by a tuple): not followed
             return self.give_up(f"{type(exc).__name__} in {self._text(node) if node else 'a subscript'}", module)
         # A key present on some paths only is read where code found it present.
-        return value.value if isinstance(value, Maybe) and isinstance(base, dict) else value
+        if isinstance(value, Maybe) and isinstance(base, dict):
+            return value.value
+        if isinstance(base, (list, tuple)) and isinstance(index, int) and not isinstance(index, bool):
+            return _at_position(base, index, value, self._text(node) if node else "subscript")
+        return value
 
     def eval_list(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
         return self._elements(view(ir.Elements, node).elts, state, module, line)
@@ -584,7 +600,10 @@ class ExpressionsMixin(InterpreterParts):
             needs.update(getattr(iterable, "needs", ()))
             return False
         for item in items[:5000]:
-            self.assign(target, item, state, module, line)
+            # an element present on some paths only (a key of a dict a branch wrote): the loop
+            # variable is its value, and what it makes is present on those paths only
+            present = isinstance(item, Maybe)
+            self.assign(target, item.value if present else item, state, module, line)
             keep = True
             for cond in ifs:
                 test = self.eval(cond, state, module, line)
@@ -595,8 +614,11 @@ class ExpressionsMixin(InterpreterParts):
                 if not t:
                     keep = False
                     break
+            start = len(results)
             if keep and not self._comp(gens, i + 1, elt, kind, state, module, line, results, needs):
                 return False
+            if present:
+                results[start:] = [_on_some_paths(r, kind) for r in results[start:]]
         return True
 
     def eval_lambda(self, node: Node, state: State, module: ModuleVal, line: int) -> Any:
@@ -613,6 +635,17 @@ class ExpressionsMixin(InterpreterParts):
 
 
 _NOTHING = object()
+
+
+def _on_some_paths(result: Any, kind: str) -> Any:
+    """A comprehension's result from an element present on some paths only: a list element or
+    a dict entry present on those paths; a set's element is not known (a set has no such element)."""
+    if kind == "dict":
+        key, value = result
+        return key, value if isinstance(value, Maybe) else Maybe(value)
+    if kind == "set":
+        return Unknown("a set element made on some paths only", frozenset(getattr(result, "needs", ())))
+    return result if isinstance(result, Maybe) else Maybe(result)
 # the methods of a list that change what it holds (a Fresh value is a new list)
 _LIST_MUTATORS = frozenset({"append", "extend", "insert", "pop", "remove", "clear", "sort", "reverse",
                             "__setitem__", "__delitem__", "__iadd__", "__imul__"})
@@ -758,6 +791,21 @@ def _logger_method(level: str) -> BuiltinFn:
 # the Logger methods whose result is the logging configuration's answer, not None
 _LOGGER_ANSWERS = frozenset({"isEnabledFor", "getEffectiveLevel", "getChild", "hasHandlers", "filter",
                              "findCaller", "makeRecord"})
+
+
+def _at_position(seq: list[Any] | tuple[Any, ...], index: int, value: Any, why: str) -> Any:
+    """`seq[index]` where elements before it, or it, exist on some paths only (a list two branches
+    appended to differently): on each path one of the elements from that position on (counted
+    from the end: up to it), each as it is where present."""
+    if index >= 0:
+        if not any(isinstance(e, Maybe) for e in seq[:index + 1]):
+            return value
+        candidates = seq[index:]
+    else:
+        if not any(isinstance(e, Maybe) for e in seq[index:]):
+            return value
+        candidates = seq[:len(seq) + index + 1]
+    return join_values([e.value if isinstance(e, Maybe) else e for e in candidates], why)
 
 
 def _any_element(seq: list[Any] | tuple[Any, ...], index: Unknown, why: str) -> Any:

@@ -24,7 +24,16 @@ from flagscan.evaluate.interp.expressions import (
 from flagscan.evaluate.interp.generators import GeneratorsMixin
 from flagscan.evaluate.interp.giveup import Stop, bound, give_up
 from flagscan.evaluate.interp.operators import OperatorsMixin
-from flagscan.evaluate.interp.state import OPEN, Event, State, join_states, join_values, open_dict
+from flagscan.evaluate.interp.state import (
+    OPEN,
+    Event,
+    State,
+    join_states,
+    join_values,
+    key_needs,
+    may_match,
+    open_dict,
+)
 from flagscan.evaluate.interp.statements import StatementsMixin
 from flagscan.evaluate.interp.values import (
     BoundMethod,
@@ -391,7 +400,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         if isinstance(container, dict):
             if isinstance(key, Unknown) and key.options is not None and len(key.options) == 1:
                 key = key.options[0]
-            if isinstance(key, Unknown):
+            if isinstance(key, Unknown) or may_match(container, key):
                 # any one entry may be the one removed: each is present on some paths only
                 for k in [k for k in container if k is not OPEN]:
                     v = container[k]
@@ -434,9 +443,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         if isinstance(container, dict):
             if isinstance(key, Unknown) and key.options is not None and len(key.options) == 1:
                 key = key.options[0]
-            if isinstance(key, Unknown):
+            if isinstance(key, Unknown) or may_match(container, key):
                 before = container.get(OPEN)
-                open_dict(container, value, key.needs)
+                open_dict(container, value, key_needs(key))
                 if _outside(value) and (before is None or isinstance(before, Outside)):
                     # every entry written under a key not known is outside code's object (a ctypes
                     # library cached under its path): a read of one is too (expressions.py subscript)
@@ -498,7 +507,9 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         entry holds the old value or the new one (a None option raises TypeError there)."""
         if isinstance(key, Unknown) and key.options is not None and len(key.options) == 1:
             key = key.options[0]
-        if isinstance(container, dict) and not isinstance(key, Unknown) and _has_key(container, key):
+        if isinstance(container, dict) and may_match(container, key):
+            open_dict(container, value, key_needs(key))
+        elif isinstance(container, dict) and not isinstance(key, Unknown) and _has_key(container, key):
             old = container[key]
             inner = join_values([old.value if isinstance(old, Maybe) else old, value], "an entry written on some paths")
             container[key] = Maybe(inner) if isinstance(old, Maybe) else inner

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Any
 from packaging.version import Version as _VERSION
 
 from flagscan.evaluate.interp.base import _BIN, _CMP, PLAIN, falsy_unknown, truth
-from flagscan.evaluate.interp.state import OPEN, State, same
+from flagscan.evaluate.interp.state import OPEN, State, key_needs, may_match, same
 from flagscan.evaluate.interp.values import (
     BoundMethod,
     Builtin,
@@ -295,6 +295,8 @@ class OperatorsMixin(InterpreterParts):
         try:
             if isinstance(container, dict):
                 found = item in container
+                if may_match(container, item):
+                    return Unknown("a key holding values not known in a dict", key_needs(item))
                 if not found and OPEN in container:
                     return Unknown(f"{item!r} in a dict written under an unknown key")
                 if found and isinstance(container[item], Maybe):

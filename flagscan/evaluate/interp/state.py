@@ -44,6 +44,50 @@ def open_dict(d: dict[Any, Any], value: Any, needs: frozenset[str] = frozenset()
     d[OPEN] = Unknown("a key written as unknown", frozenset(getattr(value, "needs", ())) | needs)
 
 
+def may_match(d: dict[Any, Any], key: Any) -> bool:
+    """Whether `key`, a tuple holding values not known (`(item.hash, n)`), is not a key of `d` as
+    Python compares, yet may equal one: a part not known may be any value. Such a key is a key
+    not known there (the same tuple object, or equal known parts, is found as it is)."""
+    if isinstance(key, Unknown) or not isinstance(key, tuple) or not _holds_unknown(key):
+        return False
+    try:
+        if key in d:
+            return False
+    except TypeError:
+        return False
+    return any(k is not OPEN and _may_equal(key, k) for k in d)
+
+
+def key_needs(key: Any) -> frozenset[str]:
+    """What would decide a key holding values not known: what each of them needs."""
+    if isinstance(key, Unknown):
+        return key.needs
+    if isinstance(key, tuple):
+        return frozenset().union(*(key_needs(k) for k in key))
+    return frozenset()
+
+
+def _holds_unknown(key: tuple[Any, ...]) -> bool:
+    return any(isinstance(k, Unknown) or (isinstance(k, tuple) and _holds_unknown(k)) for k in key)
+
+
+def _may_equal(a: Any, b: Any) -> bool:
+    if a is b:
+        return True
+    if isinstance(a, Unknown) or isinstance(b, Unknown):
+        options = a.options if isinstance(a, Unknown) else b.options   # type: ignore[union-attr]
+        other = b if isinstance(a, Unknown) else a
+        if options is None or isinstance(a, Unknown) and isinstance(b, Unknown):
+            return True
+        return any(_may_equal(o, other) for o in options)
+    if isinstance(a, tuple) and isinstance(b, tuple):
+        return len(a) == len(b) and all(_may_equal(x, y) for x, y in zip(a, b))
+    try:
+        return bool(a == b)
+    except Exception:   # a comparison Python refuses: these two keys are not decided here
+        return True
+
+
 @dataclass(eq=False)
 class Event:
     """Something that happened on a path: a field write, a log call, a rejection."""
