@@ -184,7 +184,7 @@ def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule:
     out.exhausted = sorted(set(out.exhausted))
 
 
-def _kind(need: str, kinds: frozenset[str]) -> bool:
+def batch_kind(need: str, kinds: frozenset[str]) -> bool:
     """Whether a batch need ("batch:<param>.<attr>") reads an attribute that selects a kind of batch."""
     _param, dot, attr = need[len(BATCH):].partition(".")
     return bool(dot) and attr in kinds
@@ -205,7 +205,7 @@ def _classify(interp: StartupInterpreter, s: State, exc: Any, rule: dict[str, An
         if a in premise:
             continue
         got = set(interp.assumed_needs.get(a, frozenset()) or {"runtime:" + a})
-        if any(not (_kind(n, kinds) if n.startswith(BATCH) else n.startswith(config)) for n in got):
+        if any(not (batch_kind(n, kinds) if n.startswith(BATCH) else n.startswith(config)) for n in got):
             return None  # a test of the run, or of the batch's contents rather than its kind
         if any(n.startswith(BATCH) for n in got):
             batch.append(" ".join(a.split()))
