@@ -186,15 +186,17 @@ class SurvivalTracking(_Combined):
     unreported: tuple[tuple[str, ...], frozenset[str]] | None = None
 
     def merge_raises(self, raises: list[tuple[State, Any]]) -> list[tuple[State, Any]]:
-        """Paths of one call that raise the same exception at the same place, each past a test
-        of the run (a tensor's shape, the state of torch.distributed) that is not just the
-        premise of getting there: such a raise is counted, never reported (_classify, and
-        serving.py's for the serving phase), and so is any path that joins them. They become
-        one path: their states joined, their events kept, and in place of the tests that
-        differ one assumption that needs all they needed. A model's layer loop reaches one
-        raise once per layer and per branch around it, and each path would otherwise run every
-        `finally` and `with` exit on its way out on its own (0.5.10 DeepSeek-V3 with EAGLE:
-        8,306 paths through patch_model's exit, one per CUDA-graph capture)."""
+        """Paths of one call that raise the same exception at the same place are one path for
+        the caller where no phase could report them apart:
+        - under the same assumptions of their own (beyond the premises of getting there, an
+          `if X: raise` passed, which no phase counts);
+        - or each past a test of the run (a tensor's shape, the state of torch.distributed),
+          never reported (_classify, and serving.py's for the serving phase): their tests
+          become one assumption that needs all they needed.
+        Their states are joined and their events kept. A model's layer loop reaches one raise
+        once per layer and per branch around it, and each path would otherwise run every
+        `finally` and `with` exit on its way out by itself (0.5.10 DeepSeek-V3 with EAGLE:
+        8,306 paths through patch_model's exit in one CUDA-graph capture)."""
         if self.unreported is None:
             return raises
         groups: dict[tuple[Any, ...], list[tuple[State, Any]]] = {}
@@ -205,15 +207,28 @@ class SurvivalTracking(_Combined):
                 out.append((s, exc))
                 continue
             groups.setdefault((event.location, exc.type_name, id(exc.cls), exc.message), []).append((s, exc))
-        for members in groups.values():
-            if len(members) == 1:
-                out.extend(members)
+        for group in groups.values():
+            if len(group) == 1:
+                out.extend(group)
                 continue
-            prefix = _shared_prefix([s.assumptions for s, _ in members])
-            bound = [(s, exc) for s, exc in members if self._run_bound(s.assumptions[prefix:])]
-            out.extend((s, exc) for s, exc in members if not any(s is b for b, _ in bound))
+            # paths whose own assumptions (beyond those they share, and beyond the premises of
+            # getting there) are the same are one path, whatever else they tested
+            prefix = _shared_prefix([s.assumptions for s, _ in group])
+            alike: dict[tuple[str, ...], list[tuple[State, Any]]] = {}
+            for s, exc in group:
+                alike.setdefault(tuple(a for a in s.assumptions[prefix:] if a not in self.survival), []).append((s, exc))
+            members: list[tuple[tuple[str, ...], tuple[State, Any]]] = []
+            for own, same in alike.items():
+                if len(same) == 1:
+                    members.append((own, same[0]))
+                    continue
+                joined = join_states([s for s, _ in same], "paths to one raise")
+                joined.assumptions = same[0][0].assumptions[:prefix] + own
+                members.append((own, (joined, same[0][1])))
+            bound = [(own, path) for own, path in members if self._run_bound(own)]
+            out.extend(path for own, path in members if not self._run_bound(own))
             if len(bound) == 1:
-                out.extend(bound)
+                out.append(bound[0][1])
             elif bound:
                 out.append(self._one_path(bound, prefix))
         return out
@@ -231,18 +246,19 @@ class SurvivalTracking(_Combined):
                 return True
         return False
 
-    def _one_path(self, bound: list[tuple[State, Any]], prefix: int) -> tuple[State, Any]:
+    def _one_path(self, bound: list[tuple[tuple[str, ...], tuple[State, Any]]], prefix: int) -> tuple[State, Any]:
         needs: set[str] = set()
-        for s, _exc in bound:
-            for a in s.assumptions[prefix:]:
+        for own, _path in bound:
+            for a in own:
                 needs |= self.assumed_needs.get(a, frozenset()) or {"runtime:" + a}
-        event = bound[0][0].chain.newest("raise")
+        first, exc = bound[0][1]
+        event = first.chain.newest("raise")
         text = f"one of {len(bound)} paths of the run to {event.location if event else 'a raise'} " \
                f"(#{len(self.assumed_needs)})"
         self.assumed_needs[text] = frozenset(needs)
-        joined = join_states([s for s, _ in bound], "paths of the run to one raise")
-        joined.assumptions = bound[0][0].assumptions[:prefix] + (text,)
-        return joined, bound[0][1]
+        joined = join_states([path[0] for _own, path in bound], "paths of the run to one raise")
+        joined.assumptions = first.assumptions[:prefix] + (text,)
+        return joined, exc
 
     @property
     def survival(self) -> set[str]:
