@@ -386,7 +386,7 @@ def _same_item(a: Any, b: Any) -> bool:
 _MISSING = object()
 
 
-def join_states(states: list[State], why: str) -> State:
+def join_states(states: list[State], why: str, chain: Chain | None = None) -> State:
     """One state for several paths that meet: what they share is kept, what differs is joined.
 
     This runs about a million times in one cold startup phase of a large release, and most
@@ -435,7 +435,7 @@ def join_states(states: list[State], why: str) -> State:
     else:
         local = _join_locals([s.locals for s in states], why)
     assumptions = _common_prefix([s.assumptions for s in states])
-    chain = merge_chains([s.chain for s in states])
+    chain = merge_chains([s.chain for s in states]) if chain is None else chain
     if outer is not None and collapse:
         outer[0].update(candidates)  # back into the enclosing level's set
         modified, outer = outer[0], outer[1]

@@ -186,17 +186,15 @@ class SurvivalTracking(_Combined):
     unreported: tuple[tuple[str, ...], frozenset[str]] | None = None
 
     def merge_raises(self, raises: list[tuple[State, Any]]) -> list[tuple[State, Any]]:
-        """Paths of one call that raise the same exception at the same place are one path for
-        the caller where no phase could report them apart:
-        - under the same assumptions of their own (beyond the premises of getting there, an
-          `if X: raise` passed, which no phase counts);
-        - or each past a test of the run (a tensor's shape, the state of torch.distributed),
-          never reported (_classify, and serving.py's for the serving phase): their tests
-          become one assumption that needs all they needed.
-        Their states are joined and their events kept. A model's layer loop reaches one raise
-        once per layer and per branch around it, and each path would otherwise run every
-        `finally` and `with` exit on its way out by itself (0.5.10 DeepSeek-V3 with EAGLE:
-        8,306 paths through patch_model's exit in one CUDA-graph capture)."""
+        """Paths of one call that raise the same exception at the same place, each past a test
+        of the run (a tensor's shape, the state of torch.distributed) that is not just the
+        premise of getting there (an `if X: raise` passed), are one path for the caller. No
+        phase reports such a raise (_classify, and serving.py's for the serving phase), so
+        their tests become one assumption that needs all they needed, their states are joined,
+        and the first path's events stand for all. A model's layer loop reaches one raise once
+        per layer and per branch around it, and each path would otherwise run every `finally`
+        and `with` exit on its way out by itself (0.5.10 DeepSeek-V3 with EAGLE: 8,306 paths
+        through patch_model's exit in one CUDA-graph capture)."""
         if self.unreported is None:
             return raises
         groups: dict[tuple[Any, ...], list[tuple[State, Any]]] = {}
@@ -211,22 +209,14 @@ class SurvivalTracking(_Combined):
             if len(group) == 1:
                 out.extend(group)
                 continue
-            # paths whose own assumptions (beyond those they share, and beyond the premises of
-            # getting there) are the same are one path, whatever else they tested
             prefix = _shared_prefix([s.assumptions for s, _ in group])
-            alike: dict[tuple[str, ...], list[tuple[State, Any]]] = {}
+            bound: list[tuple[tuple[str, ...], tuple[State, Any]]] = []
             for s, exc in group:
-                alike.setdefault(tuple(a for a in s.assumptions[prefix:] if a not in self.survival), []).append((s, exc))
-            members: list[tuple[tuple[str, ...], tuple[State, Any]]] = []
-            for own, same in alike.items():
-                if len(same) == 1:
-                    members.append((own, same[0]))
-                    continue
-                joined = join_states([s for s, _ in same], "paths to one raise")
-                joined.assumptions = same[0][0].assumptions[:prefix] + own
-                members.append((own, (joined, same[0][1])))
-            bound = [(own, path) for own, path in members if self._run_bound(own)]
-            out.extend(path for own, path in members if not self._run_bound(own))
+                own = tuple(a for a in s.assumptions[prefix:] if a not in self.survival)
+                if self._run_bound(own):
+                    bound.append((own, (s, exc)))
+                else:
+                    out.append((s, exc))
             if len(bound) == 1:
                 out.append(bound[0][1])
             elif bound:
@@ -256,7 +246,9 @@ class SurvivalTracking(_Combined):
         text = f"one of {len(bound)} paths of the run to {event.location if event else 'a raise'} " \
                f"(#{len(self.assumed_needs)})"
         self.assumed_needs[text] = frozenset(needs)
-        joined = join_states([path[0] for _own, path in bound], "paths of the run to one raise")
+        # the first path's events stand for all: no phase reports such a raise or what its
+        # paths wrote, and their histories are long (a merge of them costs each one's length)
+        joined = join_states([path[0] for _own, path in bound], "paths of the run to one raise", first.chain)
         joined.assumptions = first.assumptions[:prefix] + (text,)
         return joined, exc
 
