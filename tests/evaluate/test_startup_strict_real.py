@@ -53,6 +53,19 @@ CASES = {
                                         f"{MODELS}/deepseek-v3", "--", "--model-path", "deepseek-ai/DeepSeek-V3",
                                         "--tp", "16", "--dist-init-addr", "10.0.0.1:5000", "--nnodes", "2",
                                         "--node-rank", "0", "--trust-remote-code"),
+    # known-good launches (tests/data/startup/good) whose serving phase reads a batch's items back
+    # from a dict keyed by tuples holding the batch's values (qwen3.5) or calls a core function
+    # with the tuple a prepare function returned (`*inner_state`, dsv3 MTP)
+    "dsv3-h200-mtp-0.5.10": ("0.5.10", "--gpu", "h200", "--gpu-count", "8", "--model-config", f"{MODELS}/deepseek-v3",
+                             "--", "--model-path", "deepseek-ai/DeepSeek-V3-0324", "--speculative-algorithm", "EAGLE",
+                             "--trust-remote-code", "--tp", "8"),
+    "qwen3.5-35b-b300-triton-0.5.20": ("0.5.20", "--gpu", "b300", "--model-config",
+                                       "tests/data/startup/models/qwen3.5-35b-a3b", "--", "--model-path",
+                                       "Qwen/Qwen3.5-35B-A3B", "--attention-backend", "triton"),
+    "qwen3.5-122b-b200-nextn-0.5.23": ("0.5.23", "--gpu", "b200", "--model-config", f"{MODELS}/qwen3.5-122b-a10b",
+                                       "--", "--model-path", "Qwen/Qwen3.5-122B-A10B-FP8", "--speculative-algorithm",
+                                       "NEXTN", "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
+                                       "--speculative-num-draft-tokens", "4", "--attention-backend", "trtllm_mha"),
     "mllama-0.5.10": ("0.5.10", "--gpu", "h100", "--model-arch", "MllamaForConditionalGeneration", "--",
                       "--model-path", "meta-llama/Llama-3.2-11B-Vision-Instruct"),
 }
