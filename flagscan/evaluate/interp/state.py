@@ -75,11 +75,12 @@ def _may_equal(a: Any, b: Any) -> bool:
     if a is b:
         return True
     if isinstance(a, Unknown) or isinstance(b, Unknown):
-        options = a.options if isinstance(a, Unknown) else b.options   # type: ignore[union-attr]
-        other = b if isinstance(a, Unknown) else a
-        if options is None or isinstance(a, Unknown) and isinstance(b, Unknown):
+        if isinstance(a, Unknown) and isinstance(b, Unknown):
             return True
-        return any(_may_equal(o, other) for o in options)
+        unknown, other = (a, b) if isinstance(a, Unknown) else (b, a)
+        if unknown.options is None:
+            return True
+        return any(_may_equal(o, other) for o in unknown.options)
     if isinstance(a, tuple) and isinstance(b, tuple):
         return len(a) == len(b) and all(_may_equal(x, y) for x, y in zip(a, b))
     try:
