@@ -266,12 +266,22 @@ class CallsMixin(InterpreterParts):
     def _call_options(self, func: Unknown, options: tuple[Any, ...], args: list[Any], kwargs: dict[str, Any],
                       state: State, module: ModuleVal, node: Node | None, line: int) -> Any:
         """A call of one of several known functions (looked up under a key not known): each
-        is called on its own path, as `if` runs its branches, and the paths are joined."""
+        is called on its own path, as `if` runs its branches, and the paths are joined. Where
+        the options are different functions of the tree (or one bound to different objects),
+        each path assumes its callee, needing what the choice needs (a fact of the run when
+        the value says nothing): a raise in one callee happens only where that one is called.
+        (A builtin's method of one of several strings, `load_format.lower()`, is no choice.)"""
 
         text = self._text(node) if node else func.why
         paths = []
+        choice = _tree_callees(options) > 1
         for i, option in enumerate(options):
             s = state.fork() if i < len(options) - 1 else state
+            if choice:
+                chosen = f"{text} calls {_callee_name(option)}"
+                s.assumptions = s.assumptions + (chosen,)
+                if func.needs:
+                    self.assumed_needs[chosen] = self.assumed_needs.get(chosen, frozenset()) | func.needs
             try:
                 paths.append((s, self.call(option, list(args), dict(kwargs), s, module, node, line)))
             except Dead:
@@ -575,3 +585,20 @@ def _enum_member(cls: ClassVal, value: Any) -> EnumMember | None:
         if isinstance(member, EnumMember) and same(member.value, value):
             return member
     return None
+
+
+def _callee_name(option: Any) -> str:
+    """How an assumption names one of several callees (a function, a bound method, a class)."""
+    target = option.func if isinstance(option, BoundMethod) else option
+    return str(getattr(target, "qualname", None) or getattr(target, "name", None) or f"option {type(target).__name__}")
+
+
+def _tree_callees(options: tuple[Any, ...]) -> int:
+    """How many different callees of the tree (a function, a class, a method and the object it is
+    bound to) the options are; builtins count for none."""
+    seen: set[tuple[int, int]] = set()
+    for option in options:
+        target, bound = (option.func, id(option.self_obj)) if isinstance(option, BoundMethod) else (option, 0)
+        if isinstance(target, (FuncVal, ClassVal)):
+            seen.add((id(target), bound))
+    return len(seen)

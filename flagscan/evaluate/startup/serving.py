@@ -14,16 +14,24 @@ encoder lengths) is one of the run; the tests about the configuration make it
 possible rather than certain, as in the startup phase; a raise under a test of
 anything else (tensors, torch.distributed) depends on the run and is counted. Each
 method has a step budget of its own (rules/startup.toml [serving_budget]).
+
+A batch's forward mode is a member of the release's enum, not a value not known
+(rules/startup.toml [serving_batch.modes]): each method is called once per member this
+configuration produces (its `when` read from the resolved settings), with the batch's
+mode bound to that member, so a dispatch by mode takes the one branch SGLang takes and a
+raise past every mode a dispatch handles ("Invalid forward mode") is reached only by the
+modes that do reach it. The mode is part of the condition; a raise reached by a mode the
+configuration produces for certain, past no other test, is certain.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
-from flagscan.evaluate.interp.base import Budget, Dead
+from flagscan.evaluate.interp.base import Budget, Dead, truth
 from flagscan.evaluate.interp.state import State
-from flagscan.evaluate.interp.values import BoundMethod, ExcVal, FuncVal, Obj, Unknown
+from flagscan.evaluate.interp.values import BoundMethod, ClassVal, EnumMember, ExcVal, FuncVal, ModuleVal, Obj, Unknown
 
 BATCH = "batch:"
 _MAX_CONDITIONS = 4
@@ -41,9 +49,28 @@ class ServingRun:
     missing: list[str] = field(default_factory=list)    # [[serving]] objects not built on this configuration
 
 
+@dataclass(frozen=True, slots=True)
+class BatchMode:
+    """One forward mode a batch may have: the enum member (None: the mode is not known), whether
+    this configuration produces such batches for certain (false for a mode SGLang may send), and
+    what deciding that needs (a setting not known)."""
+
+    member: Any
+    certain: bool = True
+    needs: frozenset[str] = frozenset()
+
+    @property
+    def text(self) -> str:
+        if not isinstance(self.member, EnumMember):
+            return ""
+        return f"{'an' if self.member.name[:1] in 'AEIOU' else 'a'} {self.member.name} batch"
+
+
+_ANY_MODE = BatchMode(None)
+
+
 if TYPE_CHECKING:
     from flagscan.evaluate.interp.interpreter import Interpreter as _Combined
-    from flagscan.evaluate.interp.values import ModuleVal
     from flagscan.evaluate.startup.interpreter import StartupInterpreter
     from flagscan.evaluate.startup.results import StartupRaise
 else:
@@ -74,11 +101,14 @@ class BatchAsserts(_Combined):
 
     serving_active = False
     serving_method: Any = None  # the IR of the serving method being called (its *args/**kwargs are run values)
+    serving_mode: tuple[str, Any] | None = None  # (the batch's mode attribute, the member it holds) while serving
 
     def getattr(self, base: Any, attr: str, state: State, module: ModuleVal, node: Any = None) -> Any:
         # an attribute of the batch itself needs "batch:<param>.<attr>": which part of the batch a test reads
         if self.serving_active and isinstance(base, Unknown) and base.needs and all(
                 n.startswith(BATCH) and "." not in n for n in base.needs):
+            if self.serving_mode is not None and attr == self.serving_mode[0]:
+                return self.serving_mode[1]
             return Unknown(f"{base.why}.{attr}", {f"{n}.{attr}" for n in base.needs})
         return super().getattr(base, attr, state, module, node)
 
@@ -105,6 +135,8 @@ def run_serving(interp: StartupInterpreter, state: State, instance: Any, entry: 
     kinds = frozenset(rules.get("serving_batch", {}).get("kinds", ()))
     saved_stops = list(interp._stops)
     base = set(state.assumptions)
+    modes_rule = rules.get("serving_batch", {}).get("modes", {})
+    modes = batch_modes(interp, state, modes_rule)
     interp.serving_active = True
     for rule in rules.get("serving", []):
         if rule.get("entry", entry["name"]) != entry["name"]:
@@ -116,9 +148,100 @@ def run_serving(interp: StartupInterpreter, state: State, instance: Any, entry: 
             out.missing.append(rule["name"])
         for obj in objs:
             for method in rule["methods"]:
-                _call(interp, state, obj, method, rule, budget, config, survival | base, kinds, out)
+                test = rule.get("mode_test", {}).get(method)
+                found: list[StartupRaise] = []
+                for mode in modes:
+                    if test and not _mode_passes(interp, state, mode, test):
+                        continue  # SGLang hands this method no batch of that mode
+                    interp.serving_mode = (modes_rule["attribute"], mode.member) if mode.member is not None else None
+                    try:
+                        found += _call(interp, state, obj, method, rule, budget, config, survival | base, kinds, out,
+                                       mode)
+                    finally:
+                        interp.serving_mode = None
+                out.rejections.extend(_by_raise(found))
     interp.serving_active = False
     interp._stops[:] = saved_stops  # code not followed while serving is counted, not reported as FS403
+    return out
+
+
+def batch_modes(interp: StartupInterpreter, state: State, spec: dict[str, Any]) -> list[BatchMode]:
+    """The forward modes of the batches this configuration produces ([serving_batch.modes]):
+    every member of the release's enum, each with what `when` says of it on the resolved
+    record (a member the rule data does not name may be sent: a possible mode). One mode
+    not known when the release has no such enum."""
+    enum = spec.get("enum", "")
+    module_name, _, cls_name = enum.rpartition(".")
+    try:
+        module = interp.import_module(module_name, state) if module_name else None
+    except Dead:
+        module = None
+    cls = interp.deref(module.globals.get(cls_name), state) if isinstance(module, ModuleVal) else None
+    members = [v for v in cls.attrs.values() if isinstance(v, EnumMember)] if isinstance(cls, ClassVal) else []
+    if not members:
+        return [_ANY_MODE]
+    settings = state.attrs(interp.read_record) if interp.read_record else {}
+    out: list[BatchMode] = []
+    for member in members:
+        when = spec.get("when", {}).get(member.name)
+        if when is None:
+            out.append(BatchMode(member, False))
+            continue
+        mode = _produced(member, when, settings)
+        if mode is not None:
+            out.append(mode)
+    return out
+
+
+def _produced(member: EnumMember, when: dict[str, Any], settings: dict[str, Any]) -> BatchMode | None:
+    """The mode when this configuration may produce it (None: it never does)."""
+    may = bool(when.get("may"))
+    if when.get("never"):
+        return None
+    if when.get("always"):
+        return BatchMode(member, not may)
+    name = when.get("truthy") or (when.get("equals") or [""])[0]
+    value = settings.get(name, Unknown(f"setting {name}"))
+    if isinstance(value, Unknown):
+        return BatchMode(member, False, frozenset({f"setting:{name}"}))
+    produced = truth(value) if "truthy" in when else value == when["equals"][1]
+    if not produced:
+        return None
+    return BatchMode(member, not may)
+
+
+def _mode_passes(interp: StartupInterpreter, state: State, mode: BatchMode, test: str) -> bool:
+    """Whether the enum's own predicate `test` (`is_decode`) holds for the mode: what SGLang's
+    dispatcher asks before it calls the method (true when the mode or its answer is not known)."""
+    if not isinstance(mode.member, EnumMember):
+        return True
+    s = state.fork()
+    try:
+        method = interp.getattr(mode.member, test, s, mode.member.cls.module)
+        answer = interp.call(method, [], {}, s, mode.member.cls.module)
+    except (Dead, Budget):
+        return True
+    return truth(answer) is not False
+
+
+def _by_raise(found: list[StartupRaise]) -> list[StartupRaise]:
+    """One rejection per raise reached under several modes: the modes' conditions, either of
+    which reaches it (certain when one does for certain)."""
+    groups: dict[tuple[str, str, str], list[StartupRaise]] = {}
+    for r in found:
+        groups.setdefault((r.location, r.exception, r.message), []).append(r)
+    out: list[StartupRaise] = []
+    for group in groups.values():
+        if len(group) == 1:
+            out.append(group[0])
+            continue
+        certain = [r for r in group if r.certain]
+        best = certain[0] if certain else group[0]
+        conditions = list(dict.fromkeys(r.condition for r in group))
+        condition = conditions[0] if len(conditions) == 1 else \
+            " or ".join(f"({c})" if " and " in c or ": " in c else c for c in conditions)
+        needs = () if certain else tuple(sorted(set().union(*(r.needs for r in group))))
+        out.append(replace(best, condition=condition, needs=needs))
     return out
 
 
@@ -145,10 +268,12 @@ def _objects(interp: StartupInterpreter, state: State, instance: Any, path: str)
 
 
 def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule: dict[str, Any], budget: int,
-          config: tuple[str, ...], premise: frozenset[str], kinds: frozenset[str], out: ServingRun) -> None:
+          config: tuple[str, ...], premise: frozenset[str], kinds: frozenset[str], out: ServingRun,
+          mode: BatchMode = _ANY_MODE) -> list[StartupRaise]:
+    """Call `method` with a batch of `mode`; the serving rejections it raises (counted in `out`)."""
     found, fn = obj.cls.lookup(method)
     if not found or not isinstance(fn, FuncVal):
-        return
+        return []
     batch_params = set(rule.get("batch", []))
     # every parameter is given by SGLang's caller, a default one too (the model's attention
     # layer passes save_kv_cache, k_rope... to the backend's forward_decode): the batch ones
@@ -175,13 +300,15 @@ def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule:
         out.steps += interp.steps
         interp.call_budget, interp.steps, interp.notes = saved_budget, saved_steps, saved_notes
     out.methods += 1
+    rejections: list[StartupRaise] = []
     for raised_state, exc in s.raised:
-        found_raise = _classify(interp, raised_state, exc, rule, where, config, premise, kinds, start)
+        found_raise = _classify(interp, raised_state, exc, rule, where, config, premise, kinds, start, mode)
         if found_raise is None:
             out.run_dependent += 1
         else:
-            out.rejections.append(found_raise)
+            rejections.append(found_raise)
     out.exhausted = sorted(set(out.exhausted))
+    return rejections
 
 
 def batch_kind(need: str, kinds: frozenset[str]) -> bool:
@@ -191,7 +318,8 @@ def batch_kind(need: str, kinds: frozenset[str]) -> bool:
 
 
 def _classify(interp: StartupInterpreter, s: State, exc: Any, rule: dict[str, Any], where: str, config: tuple[str, ...],
-              premise: frozenset[str], kinds: frozenset[str], start: int) -> StartupRaise | None:
+              premise: frozenset[str], kinds: frozenset[str], start: int, mode: BatchMode = _ANY_MODE
+              ) -> StartupRaise | None:
     from flagscan.evaluate.resolution.resolve import _text
     from flagscan.evaluate.startup.results import StartupRaise
 
@@ -200,7 +328,7 @@ def _classify(interp: StartupInterpreter, s: State, exc: Any, rule: dict[str, An
     if event is None:
         return None  # a raise recorded before serving began (not this call's)
     batch: list[str] = []
-    needs: set[str] = set()
+    needs: set[str] = set(mode.needs)
     for a in s.assumptions:
         if a in premise:
             continue
@@ -210,10 +338,11 @@ def _classify(interp: StartupInterpreter, s: State, exc: Any, rule: dict[str, An
         if any(n.startswith(BATCH) for n in got):
             batch.append(" ".join(a.split()))
         needs |= {n for n in got if not n.startswith(BATCH)}
-    condition = " and ".join(dict.fromkeys(batch[-_MAX_CONDITIONS:])) or f"every {where} call"
+    tests = " and ".join(dict.fromkeys(batch[-_MAX_CONDITIONS:]))
+    condition = ": ".join(part for part in (mode.text, tests) if part) or f"every {where} call"
     message = exc.message if isinstance(exc, ExcVal) else exc
     return StartupRaise(
         location=event.location, handler=event.function,
         exception=exc.type_name if isinstance(exc, ExcVal) else "Exception", message=_text(message) or "",
-        condition=condition, certain=not batch and not needs, needs=tuple(sorted(needs)),
+        condition=condition, certain=not batch and not needs and mode.certain, needs=tuple(sorted(needs)),
         entry=f"{rule['name']} ({where})", phase="serving", reads=path_reads(events))

@@ -5,8 +5,12 @@ Once the startup code is followed (see FS303), calls what SGLang calls when batc
 arrive on the objects it built (the attention backend's `init_forward_metadata`,
 `forward_extend`, `forward_decode`, the model runner's forward paths, the model's
 `forward`, the CUDA-graph runner's `replay`; rules/startup.toml [[serving]]) with a
-batch flagscan does not know, and reports a `raise` there with the test on the batch
-that selects it (`forward_batch.forward_mode.is_target_verify()`) when it is a
+batch flagscan does not know, once per forward mode the settings produce (a
+TARGET_VERIFY batch only with speculative decoding; rules/startup.toml
+[serving_batch.modes]), and reports a `raise` there with the mode and the test on the
+batch that selects it (`a TARGET_VERIFY batch`, `forward_batch.spec_info is not None`;
+the test itself, `forward_batch.forward_mode.is_target_verify()`, where the release
+has no enum of modes) when it is a
 `NotImplementedError` (a kind of batch the chosen code does not support) or also
 needs a fact flagscan was not given. Any other raise or assertion on the batch alone
 is FS306. More than three are said once, with their count.
