@@ -275,10 +275,12 @@ class CallsMixin(InterpreterParts):
         text = self._text(node) if node else func.why
         paths = []
         choice = _tree_callees(options) > 1
+        chosen_texts: set[str] = set()
         for i, option in enumerate(options):
             s = state.fork() if i < len(options) - 1 else state
             if choice:
                 chosen = f"{text} calls {_callee_name(option)}"
+                chosen_texts.add(chosen)
                 s.assumptions = s.assumptions + (chosen,)
                 if func.needs:
                     self.assumed_needs[chosen] = self.assumed_needs.get(chosen, frozenset()) | func.needs
@@ -291,6 +293,11 @@ class CallsMixin(InterpreterParts):
                 s.raised = []
         if not paths:
             raise Dead()
+        if choice:
+            # past the call, which callee ran is the premise of getting here (a path that went
+            # on holds it only when the other callees raised: a raise later is not theirs)
+            for s, _value in paths:
+                s.assumptions = tuple(a for a in s.assumptions if a not in chosen_texts)
         state.adopt(join_states([s for s, _ in paths], text))
         value = join_values([v for _, v in paths], text)
         if isinstance(value, Unknown) and func.needs:
