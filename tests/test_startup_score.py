@@ -46,6 +46,14 @@ GOOD_RELEASES = ("0.5.5", "0.5.6.post1", "0.5.10", "0.5.14", "0.5.20", "0.5.23")
 # Known-good deployments that flagscan still rejects for certain, with the cause: false alarms to fix.
 # Strict, so the test fails once the rejection is gone and the entry goes back to the plain check.
 FALSE_ALARMS: dict[str, str] = {}
+# Possible serving failures measured on known-good deployments (1 on 21; before the serving phase
+# called methods once per forward mode the settings produce, 21 on 13 of them): 0.5.6.post1
+# HybridLinearAttnBackend.init_forward_metadata handles no DRAFT_EXTEND_V2 batch, which with NEXTN
+# the scheduler may build (rules/startup.toml: DRAFT_EXTEND_V2 may be sent); it runs on the draft
+# worker's own backend in SGLang.
+SERVING_ON_GOOD: dict[str, list[str]] = {
+    "qwen3-next-b200-nextn": ["sglang/srt/layers/attention/hybrid_linear_attn_backend.py:112"],
+}
 
 
 def _run(entry: dict, cache) -> dict | None:
@@ -64,5 +72,9 @@ def test_a_measured_incident_is_still_caught(incident, real_cache_dir) -> None:
                                        strict=True, reason=FALSE_ALARMS[e["id"]])] if e["id"] in FALSE_ALARMS else [])
                                    for e in bench.load("good") if e["release"] in GOOD_RELEASES])
 def test_a_known_good_deployment_gets_no_certain_rejection(entry, real_cache_dir) -> None:
-    verdict, detail = bench.judge(entry, _run(entry, real_cache_dir), good=True)
+    doc = _run(entry, real_cache_dir)
+    verdict, detail = bench.judge(entry, doc, good=True)
     assert verdict == "ok", detail
+    # nor a possible failure while serving, but where measured (a batch of a mode SGLang may send)
+    serving = sorted(r["location"] for r in doc["rejections"] if r.get("phase") == "serving")
+    assert serving == SERVING_ON_GOOD.get(entry["id"], []), serving
