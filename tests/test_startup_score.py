@@ -40,19 +40,21 @@ CAUGHT = (
     "llama-sm120-auto-trtllm-mha-rejected",           # resolution, 0.5.6.post1
     "llama4-scout-flashinfer-b200-resolution-assert",  # resolution, 0.5.5
     "kimi-k2.6-eagle3-draft-inherits-trtllm-mla-gb300",  # startup crash, possible (the draft's config.json), 0.5.10
+    "qwen3.5-gdn-flashinfer-decode-mtp-verify-b200",  # serving, certain: a TARGET_VERIFY batch, a linear layer, 0.5.10
 )
 # Releases whose known-good entries were all measured without a certain rejection (all 21 entries but FALSE_ALARMS).
 GOOD_RELEASES = ("0.5.5", "0.5.6.post1", "0.5.10", "0.5.14", "0.5.20", "0.5.23")
 # Known-good deployments that flagscan still rejects for certain, with the cause: false alarms to fix.
 # Strict, so the test fails once the rejection is gone and the entry goes back to the plain check.
 FALSE_ALARMS: dict[str, str] = {}
-# Possible serving failures measured on known-good deployments (1 on 21; before the serving phase
+# Possible serving failures measured on known-good deployments (2 on 21; before the serving phase
 # called methods once per forward mode the settings produce, 21 on 13 of them): 0.5.6.post1
 # HybridLinearAttnBackend.init_forward_metadata handles no DRAFT_EXTEND_V2 batch, which with NEXTN
 # the scheduler may build (rules/startup.toml: DRAFT_EXTEND_V2 may be sent); it runs on the draft
 # worker's own backend in SGLang.
 SERVING_ON_GOOD: dict[str, list[str]] = {
     "qwen3-next-b200-nextn": ["sglang/srt/layers/attention/hybrid_linear_attn_backend.py:112"],
+    "qwen3-next-h200-nextn": ["sglang/srt/layers/attention/hybrid_linear_attn_backend.py:112"],
 }
 
 

@@ -25,7 +25,9 @@ from flagscan.evaluate.interp.values import (
     External,
     FuncVal,
     GenericAlias,
+    Holding,
     LoggerVal,
+    Maybe,
     Memo,
     ModuleVal,
     Obj,
@@ -240,6 +242,12 @@ class World:
             return self.meaning_value(meaning, path)
         if meaning == "empty":
             return []
+        if meaning == "holds":
+            held: list[Any] = [a for a in args if isinstance(a, Obj)]
+            for a in args[:1]:
+                items = a.values() if isinstance(a, dict) else a if isinstance(a, (list, tuple)) else ()
+                held.extend(i.value if isinstance(i, Maybe) else i for i in items)
+            return Holding(f"{path}(...)", {f"runtime:{path}"}, tuple(held))
         if meaning == "gpu.present":
             return gpu.vendor in ("nvidia", "amd")
         if meaning == "gpu.capability":

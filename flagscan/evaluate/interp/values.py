@@ -38,6 +38,18 @@ class Unknown:
         return f"Unknown({self.why!r})"
 
 
+class Holding(Unknown):
+    """An outside container built from known objects (torch's `nn.ModuleList(layers)`): what it
+    does is not known, so it is an Unknown everywhere, but it keeps the objects it was given
+    (`held`), so that what reaches them through it (the serving phase's model layers) can be found."""
+
+    __slots__ = ("held",)
+
+    def __init__(self, why: str, needs: frozenset[str] | set[str] | tuple[str, ...], held: tuple[Any, ...]) -> None:
+        super().__init__(why, needs)
+        self.held = held
+
+
 class Maybe(Unknown):
     """A list element that exists on some paths only (one side of a join appended it)."""
 

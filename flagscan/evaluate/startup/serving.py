@@ -31,7 +31,18 @@ from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.base import Budget, Dead, truth
 from flagscan.evaluate.interp.state import State
-from flagscan.evaluate.interp.values import BoundMethod, ClassVal, EnumMember, ExcVal, FuncVal, ModuleVal, Obj, Unknown
+from flagscan.evaluate.interp.values import (
+    BoundMethod,
+    ClassVal,
+    EnumMember,
+    ExcVal,
+    FuncVal,
+    Holding,
+    Maybe,
+    ModuleVal,
+    Obj,
+    Unknown,
+)
 
 BATCH = "batch:"
 _MAX_CONDITIONS = 4
@@ -146,6 +157,8 @@ def run_serving(interp: StartupInterpreter, state: State, instance: Any, entry: 
             objs.extend(o for o in _objects(interp, state, instance, path) if all(o is not x for x in objs))
         if not objs:
             out.missing.append(rule["name"])
+        layer_rule = rule.get("layer")
+        layers = _layers(interp, state, instance, layer_rule) if layer_rule else [None]
         for obj in objs:
             for method in rule["methods"]:
                 test = rule.get("mode_test", {}).get(method)
@@ -155,8 +168,10 @@ def run_serving(interp: StartupInterpreter, state: State, instance: Any, entry: 
                         continue  # SGLang hands this method no batch of that mode
                     interp.serving_mode = (modes_rule["attribute"], mode.member) if mode.member is not None else None
                     try:
-                        found += _call(interp, state, obj, method, rule, budget, config, survival | base, kinds, out,
-                                       mode)
+                        for layer in layers:
+                            given = {layer_rule["param"]: layer} if layer is not None and layer_rule else {}
+                            found += _call(interp, state, obj, method, rule, budget, config, survival | base, kinds,
+                                           out, mode, given)
                     finally:
                         interp.serving_mode = None
                 out.rejections.extend(_by_raise(found))
@@ -208,6 +223,49 @@ def _produced(member: EnumMember, when: dict[str, Any], settings: dict[str, Any]
     if not produced:
         return None
     return BatchMode(member, not may)
+
+
+_LAYER_WALK = 50_000  # heap objects visited looking for a model's layers
+
+
+def _layers(interp: StartupInterpreter, state: State, instance: Any, spec: dict[str, Any]) -> list[Any]:
+    """One layer object of each kind the built model holds (rules/startup.toml [[serving]] layer):
+    the instances of the layer classes reached from `within` by attributes and containers, one
+    per class and plain attributes other than the layer's index (a model's full-attention and
+    linear-attention layers, a sliding-window layer beside a global one). [None] (a layer not
+    known) when the model was not built or holds none."""
+    classes = set(spec.get("classes", ()))
+    index = spec.get("index", "layer_id")
+    stack: list[Any] = [o for path in spec.get("within", ()) for o in _objects(interp, state, instance, path)]
+    seen: set[int] = set()
+    kinds: dict[tuple[Any, ...], Obj] = {}
+    while stack and len(seen) < _LAYER_WALK:
+        value = stack.pop()
+        if isinstance(value, Maybe):
+            value = value.value
+        if isinstance(value, Obj):
+            if value.oid in seen:
+                continue
+            seen.add(value.oid)
+            attrs = state.attrs(value.oid)
+            if value.cls.name in classes:
+                plain = tuple(sorted(((k, v) for k, v in attrs.items() if k != index and isinstance(v, _PLAIN)),
+                                     key=lambda kv: kv[0]))
+                kinds.setdefault((value.cls.name, plain), value)
+                continue
+            stack.extend(attrs.values())
+        elif isinstance(value, (list, tuple)):
+            stack.extend(value)
+        elif isinstance(value, dict):
+            stack.extend(value.values())
+        elif isinstance(value, Holding):
+            stack.extend(value.held)
+        elif isinstance(value, Unknown) and value.options:
+            stack.extend(value.options)
+    return list(kinds.values()) or [None]
+
+
+_PLAIN = (int, float, str, bool, type(None))
 
 
 def _mode_passes(interp: StartupInterpreter, state: State, mode: BatchMode, test: str) -> bool:
@@ -269,8 +327,9 @@ def _objects(interp: StartupInterpreter, state: State, instance: Any, path: str)
 
 def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule: dict[str, Any], budget: int,
           config: tuple[str, ...], premise: frozenset[str], kinds: frozenset[str], out: ServingRun,
-          mode: BatchMode = _ANY_MODE) -> list[StartupRaise]:
-    """Call `method` with a batch of `mode`; the serving rejections it raises (counted in `out`)."""
+          mode: BatchMode = _ANY_MODE, given: dict[str, Any] | None = None) -> list[StartupRaise]:
+    """Call `method` with a batch of `mode` (and the `given` parameters: a layer of the model); the
+    serving rejections it raises (counted in `out`)."""
     found, fn = obj.cls.lookup(method)
     if not found or not isinstance(fn, FuncVal):
         return []
@@ -281,6 +340,7 @@ def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule:
     kwargs = {name: Unknown(f"the {name} of a {method} call", {BATCH + name}) if name in batch_params
               else Unknown(f"the {name} of a {method} call")
               for name, _default, kind in fn.ir["params"][1:] if kind in ("pos", "kw")}
+    kwargs.update({k: v for k, v in (given or {}).items() if k in kwargs})
     s = state.fork()
     s.raised = []
     start = s.chain.depth  # the number of events so far
@@ -302,7 +362,9 @@ def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule:
     out.methods += 1
     rejections: list[StartupRaise] = []
     for raised_state, exc in s.raised:
-        found_raise = _classify(interp, raised_state, exc, rule, where, config, premise, kinds, start, mode)
+        layer = next((v for v in (given or {}).values() if isinstance(v, Obj)), None)
+        found_raise = _classify(interp, raised_state, exc, rule, where, config, premise, kinds, start, mode,
+                                f"a {layer.cls.name} layer" if layer is not None else "")
         if found_raise is None:
             out.run_dependent += 1
         else:
@@ -318,8 +380,8 @@ def batch_kind(need: str, kinds: frozenset[str]) -> bool:
 
 
 def _classify(interp: StartupInterpreter, s: State, exc: Any, rule: dict[str, Any], where: str, config: tuple[str, ...],
-              premise: frozenset[str], kinds: frozenset[str], start: int, mode: BatchMode = _ANY_MODE
-              ) -> StartupRaise | None:
+              premise: frozenset[str], kinds: frozenset[str], start: int, mode: BatchMode = _ANY_MODE,
+              layer: str = "") -> StartupRaise | None:
     from flagscan.evaluate.resolution.resolve import _text
     from flagscan.evaluate.startup.results import StartupRaise
 
@@ -329,8 +391,9 @@ def _classify(interp: StartupInterpreter, s: State, exc: Any, rule: dict[str, An
         return None  # a raise recorded before serving began (not this call's)
     batch: list[str] = []
     needs: set[str] = set(mode.needs)
+    passed = getattr(interp, "survival", ())  # an `assert X` or `if X: raise` passed while serving is a premise too
     for a in s.assumptions:
-        if a in premise:
+        if a in premise or a in passed:
             continue
         got = set(interp.assumed_needs.get(a, frozenset()) or {"runtime:" + a})
         if any(not (batch_kind(n, kinds) if n.startswith(BATCH) else n.startswith(config)) for n in got):
@@ -339,7 +402,8 @@ def _classify(interp: StartupInterpreter, s: State, exc: Any, rule: dict[str, An
             batch.append(" ".join(a.split()))
         needs |= {n for n in got if not n.startswith(BATCH)}
     tests = " and ".join(dict.fromkeys(batch[-_MAX_CONDITIONS:]))
-    condition = ": ".join(part for part in (mode.text, tests) if part) or f"every {where} call"
+    kind = " through ".join(part for part in (mode.text, layer) if part)
+    condition = ": ".join(part for part in (kind, tests) if part) or f"every {where} call"
     message = exc.message if isinstance(exc, ExcVal) else exc
     return StartupRaise(
         location=event.location, handler=event.function,

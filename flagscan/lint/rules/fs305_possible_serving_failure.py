@@ -7,8 +7,10 @@ arrive on the objects it built (the attention backend's `init_forward_metadata`,
 `forward`, the CUDA-graph runner's `replay`; rules/startup.toml [[serving]]) with a
 batch flagscan does not know, once per forward mode the settings produce (a
 TARGET_VERIFY batch only with speculative decoding; rules/startup.toml
-[serving_batch.modes]), and reports a `raise` there with the mode and the test on the
-batch that selects it (`a TARGET_VERIFY batch`, `forward_batch.spec_info is not None`;
+[serving_batch.modes]) and, for the attention backend, once per kind of layer the
+model holds (a hybrid model's full- and linear-attention layers), and reports a `raise`
+there with the mode, the layer and the test on the batch that selects it (`a
+TARGET_VERIFY batch through a RadixLinearAttention layer`, `forward_batch.spec_info is not None`;
 the test itself, `forward_batch.forward_mode.is_target_verify()`, where the release
 has no enum of modes) when it is a
 `NotImplementedError` (a kind of batch the chosen code does not support) or also
