@@ -35,7 +35,7 @@ def status(startup: StartupResult) -> dict[str, Any]:
     return {"analysed": True, "reached": startup.reached, "completed": startup.completed,
             "stopped": list(startup.stopped), "run_dependent_raises": startup.run_dependent,
             "not_followed": sorted(startup.not_followed), "steps": startup.steps,
-            "serving": {"methods": 0, "steps": 0, "exhausted": [], "not_built": [], **startup.serving}}
+            "serving": {"methods": 0, "steps": 0, "exhausted": [], "not_built": [], "modes": [], **startup.serving}}
 
 
 def render(startup: StartupResult | None) -> list[str]:
@@ -68,7 +68,10 @@ def render(startup: StartupResult | None) -> list[str]:
         spent = f"; step budget spent in {', '.join(served['exhausted'])}" if served.get("exhausted") else ""
         absent = (f"; not built by the startup entry, so not called: {', '.join(served['not_built'])}"
                   if served.get("not_built") else "")
-        lines.append(f"  serving: {served.get('methods', 0)} method(s) called with a batch not known{spent}{absent}")
+        named = served.get("modes") or []
+        maybe = "; NAME?: such batches may come" if any(m.endswith("?") for m in named) else ""
+        modes = f" of each forward mode {', '.join(named)}{maybe}" if named else " whose forward mode is not known"
+        lines.append(f"  serving: {served.get('methods', 0)} method(s) called with a batch{modes}{spent}{absent}")
     return lines
 
 

@@ -98,6 +98,11 @@ DECODE_ONLY = f"{BACKEND}:25"
 
 def _run(tmp_path: Path, modes: dict[str, Any] | None = None, mode_test: bool = True, **settings: Any
          ) -> dict[str, Any]:
+    return {r.location: r for r in _result(tmp_path, modes, mode_test, **settings).rejections if r.phase == "serving"}
+
+
+def _result(tmp_path: Path, modes: dict[str, Any] | None = None, mode_test: bool = True, **settings: Any
+            ) -> StartupResult:
     real = load("startup")
     serving_batch = dict(real["serving_batch"])
     if modes is not None:
@@ -115,7 +120,15 @@ def _run(tmp_path: Path, modes: dict[str, Any] | None = None, mode_test: bool = 
     world = startup_world(World(profile_from_spec("h200"), {}), root, rules)
     result: StartupResult = run_startup_entries(StartupInterpreter(ModuleStore(root, tmp_path / "cache"), world),
                                                 rules, settings)
-    return {r.location: r for r in result.rejections if r.phase == "serving"}
+    return result
+
+
+def test_the_result_says_which_modes_the_batches_had(tmp_path) -> None:
+    # IDLE batches may come (rule data: may); PREBUILT never reaches a forward; no MIXED without mixed chunks
+    assert _result(tmp_path, speculative_algorithm="EAGLE").serving["modes"] == ["EXTEND", "DECODE", "IDLE?",
+                                                                                  "TARGET_VERIFY"]
+    unnamed = {**load("startup")["serving_batch"]["modes"], "enum": "sglang.srt.nowhere.ForwardMode"}
+    assert _result(tmp_path, unnamed).serving["modes"] == []
 
 
 def test_modes_the_configuration_never_produces_reach_nothing(tmp_path) -> None:
@@ -178,3 +191,14 @@ def test_without_the_enum_the_mode_is_a_batch_attribute_not_known(tmp_path) -> N
     assert {INVALID, VERIFY, MIXED} <= set(found)
     assert not any(r.certain for r in found.values())
     assert "is_target_verify()" in found[VERIFY].condition
+
+
+def test_resolve_text_names_the_modes_the_batches_had() -> None:
+    from flagscan.report.startup_text import render
+
+    result = StartupResult(serving={"methods": 8, "modes": ["EXTEND", "IDLE?"], "not_built": [], "exhausted": []})
+    (line,) = [x for x in render(result) if "serving:" in x]
+    assert "8 method(s) called with a batch of each forward mode EXTEND, IDLE?" in line and "may come" in line
+    result = StartupResult(serving={"methods": 3, "modes": [], "not_built": [], "exhausted": []})
+    (line,) = [x for x in render(result) if "serving:" in x]
+    assert "whose forward mode is not known" in line

@@ -472,7 +472,8 @@ def _serve(interp: StartupInterpreter, state: State, instance: Any, entry: dict[
     done = result.serving
     result.serving = {"methods": done.get("methods", 0) + run.methods, "steps": done.get("steps", 0) + run.steps,
                       "exhausted": sorted(set(done.get("exhausted", [])) | set(run.exhausted)),
-                      "not_built": sorted(set(done.get("not_built", [])) | set(run.missing))}
+                      "not_built": sorted(set(done.get("not_built", [])) | set(run.missing)),
+                      "modes": list(dict.fromkeys([*done.get("modes", []), *run.modes]))}
 
 
 def _own(assumptions: tuple[str, ...], survival: frozenset[str]) -> tuple[str, ...]:

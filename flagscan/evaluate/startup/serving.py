@@ -58,6 +58,7 @@ class ServingRun:
     methods: int = 0               # serving methods called
     exhausted: list[str] = field(default_factory=list)  # methods whose step budget ran out
     missing: list[str] = field(default_factory=list)    # [[serving]] objects not built on this configuration
+    modes: list[str] = field(default_factory=list)      # the batches' forward modes ("NAME", "NAME?" when possible)
 
 
 @dataclass(frozen=True, slots=True)
@@ -148,6 +149,7 @@ def run_serving(interp: StartupInterpreter, state: State, instance: Any, entry: 
     base = set(state.assumptions)
     modes_rule = rules.get("serving_batch", {}).get("modes", {})
     modes = batch_modes(interp, state, modes_rule)
+    out.modes = [m.member.name + ("" if m.certain else "?") for m in modes if isinstance(m.member, EnumMember)]
     interp.serving_active = True
     for rule in rules.get("serving", []):
         if rule.get("entry", entry["name"]) != entry["name"]:
