@@ -102,6 +102,12 @@ class World:
         self.values: dict[str, str] = rules["values"]
         self.sglang: dict[str, str] = rules["sglang"]
         self.packages: set[str] = set(rules["packages"].get(self.gpu.vendor, []))
+        self.distinct: tuple[str, ...] = tuple(rules.get("distinct", {}).get("prefixes", ()))
+
+    def distinct_objects(self, a: str, b: str) -> bool:
+        """Whether two different dotted paths name different outside objects for certain: both are
+        under a prefix whose other names are all given as `same:` in [values] (torch's dtypes)."""
+        return a != b and any(a.startswith(p) for p in self.distinct) and any(b.startswith(p) for p in self.distinct)
 
     # -- SGLang's config classes ---------------------------------------------------
     def config_registry(self, interp: InterpreterParts, state: State) -> dict[str, Any] | None:

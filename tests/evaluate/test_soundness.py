@@ -278,3 +278,18 @@ def main(batch):
     assert flag is False and seen == 1        # the function ran (was: not followed)
     assert handler == "x"                     # a generic alias's call is its origin's
     assert interp.stops == []
+
+
+def test_torch_dtypes_of_different_names_are_different_objects_in_a_membership_test(tmp_path):
+    # rules/world.toml [distinct]: torch's dtypes, whose other names are given as `same:`
+    value, _ = run(tmp_path, '''
+import torch
+import numpy
+def main():
+    kv = torch.float8_e4m3fnuz
+    return (kv in (torch.float8_e5m2, torch.float8_e4m3fn), torch.float16 in (torch.half,),
+            torch.float32 in [torch.float], numpy.float16 in (numpy.half,))
+''')
+    fnuz, half, single, other = value
+    assert fnuz is False and half is True and single is True
+    assert isinstance(other, Unknown)   # outside those prefixes another path may name the same object

@@ -310,6 +310,10 @@ class OperatorsMixin(InterpreterParts):
                     found = True
                 elif any(isinstance(e, Unknown) for e in elements):
                     return Unknown("membership in a list with unknown elements")
+                elif isinstance(item, External) and all(
+                        not isinstance(e, External) or self.world.distinct_objects(item.path, e.path)
+                        for e in elements):
+                    found = False  # torch.float8_e4m3fnuz among (torch.float8_e5m2, torch.float8_e4m3fn)
                 elif isinstance(item, External) and any(isinstance(e, External) for e in elements):
                     # another dotted path may name the same outside object (`torch.half` is
                     # `torch.float16`): in, or not, as the outside objects decide
