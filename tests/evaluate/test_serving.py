@@ -77,3 +77,13 @@ def test_serving_entry_points_are_rule_data_with_a_schema() -> None:
         assert rule["batch"] and all(b.isidentifier() for b in rule["batch"])
     kinds = data["serving_batch"]["kinds"]
     assert kinds and all(k.isidentifier() for k in kinds) and len(set(kinds)) == len(kinds)
+    modes = data["serving_batch"]["modes"]
+    assert modes["attribute"] in kinds and modes["enum"].count(".") >= 2
+    for member, when in modes["when"].items():
+        assert member.isidentifier() and set(when) <= {"always", "never", "truthy", "equals", "may"}, member
+        assert sum(k in when for k in ("always", "never", "truthy", "equals")) == 1, member
+        assert "equals" not in when or (len(when["equals"]) == 2 and when["equals"][0].isidentifier()), member
+    for rule in data["serving"]:
+        assert all(m in rule["methods"] and t.isidentifier() for m, t in rule.get("mode_test", {}).items())
+        if "layer" in rule:
+            assert set(rule["layer"]) == {"param", "within", "classes", "index"} and rule["layer"]["classes"]

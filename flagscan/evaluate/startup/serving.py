@@ -228,6 +228,7 @@ def _produced(member: EnumMember, when: dict[str, Any], settings: dict[str, Any]
 
 
 _LAYER_WALK = 50_000  # heap objects visited looking for a model's layers
+_PLAIN = (int, float, str, bool, type(None))  # the attributes that tell kinds of layer apart
 
 
 def _layers(interp: StartupInterpreter, state: State, instance: Any, spec: dict[str, Any]) -> list[Any]:
@@ -265,9 +266,6 @@ def _layers(interp: StartupInterpreter, state: State, instance: Any, spec: dict[
         elif isinstance(value, Unknown) and value.options:
             stack.extend(value.options)
     return list(kinds.values()) or [None]
-
-
-_PLAIN = (int, float, str, bool, type(None))
 
 
 def _mode_passes(interp: StartupInterpreter, state: State, mode: BatchMode, test: str) -> bool:
