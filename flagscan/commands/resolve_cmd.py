@@ -33,6 +33,18 @@ if TYPE_CHECKING:
     from flagscan.report.resolve_text import Predicted
 
 
+def _begin_startup(rev: Any, values: dict[str, Any], scenario: Any) -> None:
+    """A cold run: SGLang's resolution entry is run once for both phases (predict.begin_startup).
+    Whatever stops it stops the resolution and the startup phase when each is computed alone,
+    which then says so: nothing is lost by going on."""
+    from flagscan.evaluate.startup.predict import begin_startup
+
+    try:
+        begin_startup(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
+    except Exception:  # computed again below, where what stopped it is reported
+        pass
+
+
 @click.command("resolve", cls=LaunchArgs)
 @source_options
 @scenario_options
@@ -77,6 +89,8 @@ def resolve(ctx: click.Context, sglang: str | None, cache_dir: Path | None, offl
                 hw = _count_from_command(profile, values, gpu_count)
                 scenario = Scenario(hw, {**command.env, **extra_env}, facts, packages.get(hw.vendor))
                 with activity(RESOLVING):
+                    if not no_startup:
+                        _begin_startup(rev, values, scenario)
                     resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
                 diagnostics = list(parsed.diagnostics) + resolution_diagnostics(resolution, parsed)
                 results.append((command, parsed, scenario, resolution, diagnostics))

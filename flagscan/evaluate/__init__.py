@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -13,7 +14,7 @@ from flagscan.extract.errors import ExtractionError
 from flagscan.facts.flags import Inventory, UnknownValue
 from flagscan.hardware import GpuProfile
 from flagscan.ruledata import model_path_of
-from flagscan.strict import give_up
+from flagscan.strict import GaveUp, give_up
 
 if TYPE_CHECKING:
     from flagscan.evaluate.packages import Packages
@@ -128,6 +129,25 @@ def _predict(root: Path, cache_dir: Path | None, inventory: Inventory, given: di
     if record is not None:
         _store(record, resolution)
     return resolution
+
+
+def keep_resolution(root: Path, cache_dir: Path, given: dict[str, Any], scenario: Scenario, compute: Callable[[], Resolution]
+                    ) -> None:
+    """Store a resolution computed from another interpreter's run of the same entry (the
+    startup phase's, flagscan/evaluate/startup/predict.py) where `predict` reads it, unless
+    it is cached already. One it could not follow, or that came out empty, is not kept:
+    `predict` then computes it itself and says what stopped it."""
+    from flagscan.evaluate.cachekey import scenario_key
+
+    record = _record(cache_dir, scenario_key(root, given, scenario))
+    if record.is_file():
+        return
+    try:
+        resolution = compute()
+    except (GaveUp, RecursionError, MemoryError, ValueError, TypeError, KeyError, IndexError, AttributeError):
+        return   # said by predict's own run, where it stops the same way
+    if resolution.settings:
+        _store(record, resolution)
 
 
 def _cached(path: Path | None) -> Resolution | None:

@@ -21,7 +21,7 @@ if TYPE_CHECKING:
     from flagscan.evaluate.interp.parts import InterpreterParts
     from flagscan.evaluate.interp.state import State
     from flagscan.evaluate.interp.values import FuncVal
-    from flagscan.evaluate.world import World
+    from flagscan.evaluate.world import ModelFacts, World
     from flagscan.source.hf_config_types import ConfigTypes
 
 
@@ -151,7 +151,7 @@ def _handler(body: list[Node], try_line: int) -> tuple[str | None, list[Node]] |
 
 
 def apply(world: World, interp: InterpreterParts, fn: FuncVal, args: list[Any], kwargs: dict[str, Any],
-          state: State) -> Refusal | None:
+          state: State, model: ModelFacts | None = None) -> Refusal | None:
     """At a call of the loader function `fn` (answered with config.json): transformers'
     refusal of config.json's model_type raises at the loader call's line. With no handler
     around that call that may take it, the call raises; with one, that handler's statements
@@ -164,7 +164,7 @@ def apply(world: World, interp: InterpreterParts, fn: FuncVal, args: list[Any], 
     from flagscan.evaluate.interp.state import join_states
     from flagscan.evaluate.interp.values import ExcVal
 
-    model = world.model
+    model = model or world.model   # the model the loader call is for (World._model_loaded)
     types = getattr(world.dists, "config_types", None)
     if model is None or not model.complete or types is None:
         return None

@@ -544,19 +544,42 @@ class World:
         if meaning is None:
             return NotImplemented
         if meaning == "model.hf_config":
-            if self.model is None or self.model.config is None:
+            model = self._model_loaded(fn, args, kwargs)
+            if isinstance(model, Unknown):
+                return model
+            if model is None or model.config is None:
                 return Unknown("the model's config.json", {"model"})
             from flagscan.evaluate.model_types import apply
 
             # the pinned transformers may refuse its model_type; a handler that takes the refusal
             # loads a config of its own, which is not config.json as given
-            handled = apply(self, interp, fn, args, kwargs, state)
+            handled = apply(self, interp, fn, args, kwargs, state, model)
             if handled is not None:
                 return Unknown(f"the config {fn.qualname.rsplit('.', 1)[-1]}'s handler loads for model type "
                                f"{handled.model_type!r}", {f"runtime:{fn.qualname.rsplit('.', 1)[-1]}"})
-            return ConfigView(self.model.config, self.model.origin, ) if self.model.complete else \
-                PartialConfig(self.model.config, self.model.origin)
+            return ConfigView(model.config, model.origin, ) if model.complete else \
+                PartialConfig(model.config, model.origin)
         return self.meaning_value(meaning, fn.qualname)
+
+    def _model_loaded(self, fn: FuncVal, args: list[Any], kwargs: dict[str, Any]) -> ModelFacts | Unknown | None:
+        """The model whose config a loader call asks for. The config given is the --model-path
+        model's; a call naming another path (the draft model of speculative decoding:
+        0.5.14 speculative_hook.py `_resolve_speculative_algorithm_alias(...,
+        server_args.speculative_draft_model_path)`) gets that model's config.json where this
+        machine has it (a directory, the Hugging Face cache), else a config not known."""
+        params = fn.ir.get("params") or [("", None, "pos")]
+        path = args[0] if args else kwargs.get(params[0][0])   # the loader's first parameter: the model
+        if not (isinstance(path, str) and isinstance(self.model_path, str) and path != self.model_path):
+            return self.model
+        others = self.__dict__.setdefault("_other_models", {})
+        if path not in others:
+            try:
+                found = load_model(None, None, path)
+            except ModelError:
+                found = None
+            others[path] = found if found is not None and found.complete else None
+        other: ModelFacts | None = others[path]
+        return other if other is not None else Unknown(f"the config.json of {path}", {"model:other"})
 
     # -- Hugging Face configs ------------------------------------------------------------
     def config_attr(self, view: ConfigView, attr: str) -> Any:

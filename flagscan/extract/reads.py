@@ -264,10 +264,20 @@ def _start(tasks: list[_Task], workers: int) -> tuple[Any, Iterable[_Outcome]] |
         from concurrent.futures import ProcessPoolExecutor  # multiprocessing: only for a cold read
 
         # forked (as the other pools): the workers need only flagscan's extractor, already imported
-        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"))
+        pool = ProcessPoolExecutor(max_workers=workers, mp_context=multiprocessing.get_context("fork"),
+                                   initializer=_behind)
         atexit.register(pool.shutdown, wait=False, cancel_futures=True)  # a run that never collects
         return pool, pool.map(_extract_one, tasks, chunksize=4)
     return None
+
+
+def _behind() -> None:
+    """A read worker runs beside work that is waited on first (a cold lint's resolution and
+    startup phase, which the gates come after): it takes the cores that work leaves."""
+    try:
+        os.nice(10)
+    except OSError:
+        pass
 
 
 def _collect(tasks: list[_Task], started: tuple[Any, Iterable[_Outcome]] | None, files: dict[str, FileFacts],

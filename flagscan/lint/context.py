@@ -144,14 +144,26 @@ class Context:
         return self._startup
 
     def start_early(self) -> None:
-        """Compute the startup phase now, before the runtime gates ask for the tree's reads: when
+        """Begin the startup phase now, before the runtime gates ask for the tree's reads: when
         those are being parsed in the background (a cold run), the parse then overlaps this
-        phase, and so does the resolution the rules read (a forked child computes it into the
-        cache). A failure is kept and raised to the rule that asks for the phase (it says why)."""
+        phase. Its interpreter's run of the resolution entry gives the resolution the rules
+        read too, and a forked child goes on with the startup entries while this process
+        goes on to the gates. Where no child can be forked, the resolution is computed in one
+        beside this phase and the phase here. A failure is kept and raised to the rule that
+        asks for the phase (it says why)."""
+        from flagscan.evaluate.startup.predict import begin_startup
+
+        values = {dest: v.value for dest, v in self.parsed.values.items()}
+        try:
+            if self._resolution is None and self.scenario is not None \
+                    and begin_startup(self.target.root, self.target.cache_dir, self.inventory, values, self.scenario):
+                return
+        except Exception as exc:
+            self._startup_failed = exc
+            return
         if self._resolution is None and self.scenario is not None:
             from flagscan.evaluate import predict_in_background
 
-            values = {dest: v.value for dest, v in self.parsed.values.items()}
             predict_in_background(self.target.root, self.target.cache_dir, self.inventory, values, self.scenario)
         try:
             _ = self.startup

@@ -137,22 +137,30 @@ def test_a_dict_of_items_that_are_not_pairs_is_not_followed_rather_than_a_crash(
     assert isinstance(value, Unknown)
 
 
-def test_the_config_json_given_is_the_model_paths_not_the_draft_models(tmp_path) -> None:
+def test_the_config_json_given_is_the_model_paths_a_draft_models_is_its_own(tmp_path) -> None:
+    # the resolution's world too (0.5.14 speculative_hook.py reads the draft model's config to
+    # name the algorithm): a draft path gets that model's config.json where this machine has
+    # it, else a config not known; never the --model-path model's
+    import json
+
     from flagscan.evaluate.interp.values import ConfigView
-    from flagscan.evaluate.startup.run import startup_world
     from flagscan.evaluate.world import ModelFacts
 
+    draft_dir = tmp_path / "draft"
+    draft_dir.mkdir()
+    (draft_dir / "config.json").write_text(json.dumps({"model_type": "llama", "architectures": ["LlamaForCausalLMEagle3"]}))
     root = write_tree(tmp_path / "tree", {
         "sglang/srt/utils/hf_transformers_utils.py": "def get_config(model, trust_remote_code=False):\n"
                                                       "    raise OSError('reads the hub')\n",
         "sglang/srt/mod.py": "from sglang.srt.utils.hf_transformers_utils import get_config\n\n"
-                             "def main():\n    return get_config('org/target'), get_config('org/draft')\n"})
-    world = startup_world(World(profile_from_spec("h200"), {}, ModelFacts({"model_type": "llama"}, True, "c.json"),
-                                "org/target"), root, load("startup"))
+                             "def main(local):\n"
+                             "    return get_config('org/target'), get_config('org/draft'), get_config(model=local)\n"})
+    world = World(profile_from_spec("h200"), {}, ModelFacts({"model_type": "deepseek_v3"}, True, "c.json"), "org/target")
     interp = Interpreter(ModuleStore(root, tmp_path / "cache"), world)
     state = State({}, {})
     module = interp.import_module("sglang.srt.mod", state)
     assert isinstance(module, ModuleVal)
-    target, draft = interp.call(interp.deref(module.globals["main"], state), [], {}, state, module)
-    assert isinstance(target, ConfigView) and target.data["model_type"] == "llama"
-    assert isinstance(draft, Unknown) and all(n.startswith("model") for n in draft.needs)
+    target, draft, local = interp.call(interp.deref(module.globals["main"], state), [str(draft_dir)], {}, state, module)
+    assert isinstance(target, ConfigView) and target.data["model_type"] == "deepseek_v3"
+    assert isinstance(draft, Unknown) and draft.needs == {"model:other"}
+    assert isinstance(local, ConfigView) and local.data["architectures"] == ["LlamaForCausalLMEagle3"]

@@ -115,7 +115,13 @@ def resolve(store: ModuleStore, inventory: Inventory, user_values: dict[str, Any
             rules: dict[str, Any] | None = None) -> Resolution:
     """`user_values`: dest -> value for the flags the launch command gives."""
     rules = rules or load("resolution")
-    run = run_entry(store, inventory, user_values, world, rules)
+    return resolution_of(run_entry(store, inventory, user_values, world, rules), store, inventory, user_values, rules)
+
+
+def resolution_of(run: EntryRun, store: ModuleStore, inventory: Inventory, user_values: dict[str, Any],
+                  rules: dict[str, Any]) -> Resolution:
+    """The settings, rejections and causes of an entry run (it goes on with the run's state:
+    the startup phase, which runs the entry once for both, takes a forked copy)."""
     if run.problem is not None:
         return Resolution({}, [], [run.problem], False)
     assert run.module is not None, "an entry run with no problem has its module"

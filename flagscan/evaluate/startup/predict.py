@@ -21,6 +21,10 @@ from flagscan.ruledata import load, model_path_of
 
 if TYPE_CHECKING:
     from flagscan.evaluate import Scenario
+    from flagscan.evaluate.resolution.resolve import EntryRun
+    from flagscan.evaluate.resolution.results import Resolution
+    from flagscan.evaluate.world import World
+    from flagscan.extract.irstore import ModuleStore
 
 
 def predict_startup(root: Path, cache_dir: Path | None, inventory: Inventory, values: dict[str, Any],
@@ -34,11 +38,81 @@ def predict_startup(root: Path, cache_dir: Path | None, inventory: Inventory, va
     return shared("startup", key, lambda: _predict(root, cache_dir, inventory, given, scenario, key))
 
 
+# startup key -> the forked child running the startup entries into the cache (begin_startup)
+_ENTRIES: dict[str, int] = {}
+
+
+def begin_startup(root: Path, cache_dir: Path | None, inventory: Inventory, values: dict[str, Any],
+                  scenario: Scenario) -> bool:
+    """A cold run: the resolution entry is run once, by the interpreter that goes on into the
+    startup phase; a forked child goes on with the startup entries and writes their result
+    where `predict_startup` reads it, while this process keeps the resolution of the same run
+    where `predict` reads it and goes on (a lint: to the runtime gates). False when the phase
+    is cached, there is no cache, or no second core or fork: it is then computed when asked."""
+    import multiprocessing
+    import os
+
+    from flagscan.evaluate import keep_resolution, user_values
+    from flagscan.evaluate.cachekey import scenario_key
+
+    if cache_dir is None or (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+        return False
+    given = user_values(values)
+    key = scenario_key(root, given, scenario, "startup", load("startup"))
+    path = _path(cache_dir, key)
+    if key in _ENTRIES or path.is_file():
+        return False
+    from flagscan.evaluate.resolution.resolve import resolution_of
+    from flagscan.evaluate.resolution.results import jsonable
+    from flagscan.extract.cache import cold_work_ahead
+
+    cold_work_ahead()
+    run, store, world = entry_run(root, cache_dir, inventory, given, scenario)
+    pid = os.fork()
+    if pid == 0:  # the child: the startup entries, into the cache; it says nothing (the parent reports)
+        code = 1
+        try:
+            from flagscan.progress import set_quiet
+
+            set_quiet(True)
+            _write(path, _entries(run, inventory), jsonable)
+            code = 0
+        finally:
+            os._exit(code)
+    _ENTRIES[key] = pid
+
+    def resolution() -> Resolution:
+        out = resolution_of(run, store, inventory, given, load("resolution"))
+        out.packages = dict(sorted(world.package_uses.items()))
+        return out
+
+    keep_resolution(root, cache_dir, given, scenario, resolution)
+    return True
+
+
+def _await_entries(key: str) -> None:
+    """Wait for the child running this phase's startup entries, if one was begun (its result
+    is then read; if it failed, the phase is computed here and what stopped it is raised)."""
+    import os
+
+    pid = _ENTRIES.pop(key, None)
+    if pid is not None:
+        try:
+            os.waitpid(pid, 0)
+        except ChildProcessError:
+            pass  # already reaped
+
+
+def _path(cache_dir: Path, key: str) -> Path:
+    return Path(cache_dir) / "facts" / "startup" / f"{key}.json"
+
+
 def _predict(root: Path, cache_dir: Path | None, inventory: Inventory, given: dict[str, Any], scenario: Scenario,
              key: str) -> StartupResult:
     from flagscan.evaluate.resolution.results import jsonable
 
-    path = Path(cache_dir) / "facts" / "startup" / f"{key}.json" if cache_dir is not None else None
+    _await_entries(key)
+    path = _path(cache_dir, key) if cache_dir is not None else None
     hit = _read(path)
     if hit is not None:
         return hit
@@ -53,8 +127,15 @@ def _predict(root: Path, cache_dir: Path | None, inventory: Inventory, given: di
 
 def _run(root: Path, cache_dir: Path | None, inventory: Inventory, given: dict[str, Any], scenario: Scenario
          ) -> StartupResult:
+    return _entries(entry_run(root, cache_dir, inventory, given, scenario)[0], inventory)
+
+
+def entry_run(root: Path, cache_dir: Path | None, inventory: Inventory, given: dict[str, Any], scenario: Scenario
+              ) -> tuple[EntryRun, ModuleStore, World]:
+    """The resolution entry run by the interpreter that goes on into the startup phase (its
+    parts are off until run_entries switches them on), with the store and world it ran on."""
     from flagscan.evaluate.resolution.resolve import run_entry
-    from flagscan.evaluate.startup.run import run_entries, startup_world
+    from flagscan.evaluate.startup.run import startup_world
     from flagscan.evaluate.world import World
     from flagscan.extract.irstore import ModuleStore
 
@@ -69,17 +150,25 @@ def _run(root: Path, cache_dir: Path | None, inventory: Inventory, given: dict[s
     class Interp(StartupInterpreter):
         returns_self, calls, stores = outside_self(srules), outside_calls(srules), outside_stores(srules)
 
-    run = run_entry(ModuleStore(root, cache_dir), inventory, given, world, rules, Interp)
+    store = ModuleStore(root, cache_dir)
+    return run_entry(store, inventory, given, world, rules, Interp), store, world
+
+
+def _entries(run: EntryRun, inventory: Inventory) -> StartupResult:
+    """The startup entries, from the end of the resolution entry's run."""
+    from flagscan.evaluate.startup.interpreter import StartupInterpreter
+    from flagscan.evaluate.startup.run import run_entries
+
     if run.problem is not None:
         result = StartupResult()
         result.stopped.append(f"{run.problem}: startup not followed")
         return result
     interp, state, record = run.interp, run.state, run.record
-    assert isinstance(interp, StartupInterpreter)  # run_entry built the Interp class given to it
+    assert isinstance(interp, StartupInterpreter)  # entry_run built the Interp class given to it
     if not run.completed or not isinstance(record, Obj):
         return StartupResult(reached=False)  # the resolution rejects the command on every path: FS301 says why
     state.raised = []
-    result = run_entries(interp, state, record, srules)
+    result = run_entries(interp, state, record, load("startup"))
     # attributes startup code adds to the record (`use_mla_backend`) are not settings
     dests = {f.dest for f in inventory.flags}
     result.writes = {d: w for d, w in result.writes.items() if d in dests}

@@ -85,13 +85,6 @@ class StartupWorld(ProcessGroups, World):
             answer = self.registries.answer(fn.qualname, list(args), dict(kwargs))
             if answer is not NotImplemented:
                 return answer
-        if self.sglang.get(fn.qualname) == "model.hf_config":
-            # the config.json given is the --model-path model's: another model's (the draft
-            # model of speculative decoding, loaded by the draft worker) is not known
-            params = fn.ir.get("params") or [("", None, "pos")]
-            path = args[0] if args else kwargs.get(params[0][0])   # the loader's first parameter: the model
-            if isinstance(path, str) and isinstance(self.model_path, str) and path != self.model_path:
-                return Unknown(f"the config.json of {path}", {"model:other"})
         return super().function_override(interp, fn, args, kwargs, state)
 
 
