@@ -68,3 +68,9 @@ def test_replay_under_strict_mode(release: str, real_cache_dir: Path, tmp_path: 
     assert [(s.id, s.wrong[:3]) for s in scores if s.wrong] == []
     assert total["precision"] == 1.0
     assert total["false_certain_rejections"] == 0
+
+
+def test_the_readme_counts_the_configurations_the_whole_strict_replay_runs() -> None:
+    # README: "all 4117 recorded configurations of the ten releases" (strict_replay_all.py)
+    assert len(RELEASES) == 10
+    assert sum(len(agreement.load(r)["cases"]) for r in RELEASES) == 4117
