@@ -59,12 +59,11 @@ def predict_in_background(root: Path, cache_dir: Path | None, inventory: Invento
     """Begin a resolution that is not cached in a forked child, which writes the cache record
     `predict` then reads (a cold lint computes the startup phase meanwhile, on the other core).
     False when it is cached, there is no cache, or no second core or fork to use."""
-    import multiprocessing
     import os
 
     from flagscan.evaluate.cachekey import scenario_key
 
-    if cache_dir is None or (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if cache_dir is None or not can_fork(cache_dir):
         return False
     given = user_values(values)
     key = scenario_key(root, given, scenario)
@@ -88,14 +87,28 @@ def predict_in_background(root: Path, cache_dir: Path | None, inventory: Invento
 def _await_background(key: str) -> None:
     """Wait for the child computing this resolution, if one was begun (its record is then read;
     if it failed, predict computes the resolution itself and reports what stopped it)."""
+    await_child(_BACKGROUND, key)
+
+
+def await_child(children: dict[str, int], key: str) -> None:
+    """Wait for the forked child `children` holds under `key`, if any (and forget it)."""
     import os
 
-    pid = _BACKGROUND.pop(key, None)
+    pid = children.pop(key, None)
     if pid is not None:
         try:
             os.waitpid(pid, 0)
         except ChildProcessError:
             pass  # already reaped
+
+
+def can_fork(cache_dir: Path | None) -> bool:
+    """Whether work can go to a forked child that hands its result back through the cache:
+    a cache, a second core, and fork."""
+    import multiprocessing
+    import os
+
+    return cache_dir is not None and (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods()
 
 
 def _record(cache_dir: Path, key: str) -> Path:

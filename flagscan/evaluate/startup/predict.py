@@ -49,13 +49,12 @@ def begin_startup(root: Path, cache_dir: Path | None, inventory: Inventory, valu
     where `predict_startup` reads it, while this process keeps the resolution of the same run
     where `predict` reads it and goes on (a lint: to the runtime gates). False when the phase
     is cached, there is no cache, or no second core or fork: it is then computed when asked."""
-    import multiprocessing
     import os
 
-    from flagscan.evaluate import keep_resolution, user_values
+    from flagscan.evaluate import can_fork, keep_resolution, user_values
     from flagscan.evaluate.cachekey import scenario_key
 
-    if cache_dir is None or (os.cpu_count() or 1) < 2 or "fork" not in multiprocessing.get_all_start_methods():
+    if cache_dir is None or not can_fork(cache_dir):
         return False
     given = user_values(values)
     key = scenario_key(root, given, scenario, "startup", load("startup"))
@@ -93,14 +92,9 @@ def begin_startup(root: Path, cache_dir: Path | None, inventory: Inventory, valu
 def _await_entries(key: str) -> None:
     """Wait for the child running this phase's startup entries, if one was begun (its result
     is then read; if it failed, the phase is computed here and what stopped it is raised)."""
-    import os
+    from flagscan.evaluate import await_child
 
-    pid = _ENTRIES.pop(key, None)
-    if pid is not None:
-        try:
-            os.waitpid(pid, 0)
-        except ChildProcessError:
-            pass  # already reaped
+    await_child(_ENTRIES, key)
 
 
 def _path(cache_dir: Path, key: str) -> Path:
