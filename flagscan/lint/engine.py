@@ -120,7 +120,6 @@ def _in_workers(chunks: list[list[str]], options: LintOptions, texts: dict[str, 
 
 def lint_file(path: str, options: LintOptions, text: str | None = None) -> FileResult:
     """`text`: the file's content when it is not read from `path` (stdin)."""
-    from flagscan.extract.reads import reads_in_flight
     from flagscan.inputs import InputError
     from flagscan.inputs.model import NO_LAUNCH, Source
     from flagscan.inputs.read import read_launch_source
@@ -145,8 +144,10 @@ def lint_file(path: str, options: LintOptions, text: str | None = None) -> FileR
     for command in commands:
         ctx = _context(command, options)
         contexts.append(ctx)
-        if ctx.scenario is not None and reads_in_flight() and any("startup" in r.needs for r in rules):
-            ctx.start_early()  # overlaps the tree's parse, which the gates would otherwise wait for first
+        if ctx.scenario is not None and any("startup" in r.needs for r in rules):
+            # cold: one run of SGLang's resolution for both phases, the startup entries in a
+            # child beside the gates, the tree's parse (if in flight) beside both
+            ctx.start_early()
         runnable = [r for r in rules if r.code not in _ENGINE_CODES and ctx.available(r.needs)]
         judged.update(r.code for r in runnable)
         found = _run(ctx, runnable)
