@@ -60,3 +60,15 @@ def emit_json(kind: str, payload: dict[str, Any], revision: Revision | None = No
         doc["sglang"] = revision.sglang_json()
     doc.update(payload)
     click.echo(json.dumps(doc, indent=2, default=str))
+
+
+def begin_startup_cold(rev: Revision, values: dict[str, Any], scenario: Any) -> None:
+    """A cold run: SGLang's resolution entry is run once for both phases (predict.begin_startup).
+    Whatever stops it stops the resolution and the startup phase when each is computed alone,
+    which then says so: nothing is lost by going on."""
+    from flagscan.evaluate.startup.predict import begin_startup
+
+    try:
+        begin_startup(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
+    except Exception:  # computed again by the caller, where what stopped it is reported
+        pass

@@ -73,6 +73,7 @@ def launch_for(rev: Revision, gpu: GpuProfile, file: str | None, argv: tuple[str
     packages = run_packages(rev, gpu)
     if not file and not argv:
         return Launch(None, [], set(), dict(extra_env), model_facts(model_config, model_arch, None), packages=packages)
+    from flagscan.commands.common import begin_startup_cold
     from flagscan.evaluate import Scenario, predict
     from flagscan.evaluate.gates.run import runtime_env, runtime_settings
     from flagscan.inputs import parse_command
@@ -86,6 +87,7 @@ def launch_for(rev: Revision, gpu: GpuProfile, file: str | None, argv: tuple[str
     from flagscan.progress import RESOLVING, activity
 
     with activity(RESOLVING):
+        begin_startup_cold(rev, values, Scenario(gpu, env, facts, packages))
         resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, Scenario(gpu, env, facts, packages))
     from flagscan.lint.findings import input_diagnostics
 

@@ -18,7 +18,7 @@ from flagscan.cli import (
     source_options,
 )
 from flagscan.commands.args_cmd import read_commands
-from flagscan.commands.common import emit_json, open_revision
+from flagscan.commands.common import begin_startup_cold, emit_json, open_revision
 from flagscan.commands.scenario import gpu_list, model_facts, parse_env, scenario_options
 from flagscan.report import resolve_text
 from flagscan.ruledata import model_path_of
@@ -31,18 +31,6 @@ if TYPE_CHECKING:
     from flagscan.hardware import GpuProfile
     from flagscan.inputs import LaunchCommand
     from flagscan.report.resolve_text import Predicted
-
-
-def _begin_startup(rev: Any, values: dict[str, Any], scenario: Any) -> None:
-    """A cold run: SGLang's resolution entry is run once for both phases (predict.begin_startup).
-    Whatever stops it stops the resolution and the startup phase when each is computed alone,
-    which then says so: nothing is lost by going on."""
-    from flagscan.evaluate.startup.predict import begin_startup
-
-    try:
-        begin_startup(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
-    except Exception:  # computed again below, where what stopped it is reported
-        pass
 
 
 @click.command("resolve", cls=LaunchArgs)
@@ -90,7 +78,7 @@ def resolve(ctx: click.Context, sglang: str | None, cache_dir: Path | None, offl
                 scenario = Scenario(hw, {**command.env, **extra_env}, facts, packages.get(hw.vendor))
                 with activity(RESOLVING):
                     if not no_startup:
-                        _begin_startup(rev, values, scenario)
+                        begin_startup_cold(rev, values, scenario)
                     resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
                 diagnostics = list(parsed.diagnostics) + resolution_diagnostics(resolution, parsed)
                 results.append((command, parsed, scenario, resolution, diagnostics))
