@@ -86,13 +86,14 @@ def launch_for(rev: Revision, gpu: GpuProfile, file: str | None, argv: tuple[str
     env = {**command.env, **extra_env}
     from flagscan.progress import RESOLVING, activity
 
+    scenario = Scenario(gpu, env, facts, packages)
     with activity(RESOLVING):
-        begin_startup_cold(rev, values, Scenario(gpu, env, facts, packages))
-        resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, Scenario(gpu, env, facts, packages))
+        begin_startup_cold(rev, values, scenario)
+        resolution = predict(rev.tree.root, rev.cache_dir, rev.inventory, values, scenario)
     from flagscan.lint.findings import input_diagnostics
 
     errors = [f"{d.code} {d.message}" for d in input_diagnostics(parsed) if d.severity.value == "error"]
-    result, startup = startup_blame(rev, values, Scenario(gpu, env, facts, packages), resolution)
+    result, startup = startup_blame(rev, values, scenario, resolution)
     return Launch(runtime_settings(resolution), resolution.rejections, set(values), runtime_env(resolution, env),
                   facts, errors, startup, result, packages)
 

@@ -63,7 +63,7 @@ def predict_in_background(root: Path, cache_dir: Path | None, inventory: Invento
 
     from flagscan.evaluate.cachekey import scenario_key
 
-    if cache_dir is None or not can_fork(cache_dir):
+    if cache_dir is None or not can_fork():
         return False
     given = user_values(values)
     key = scenario_key(root, given, scenario)
@@ -102,13 +102,12 @@ def await_child(children: dict[str, int], key: str) -> None:
             pass  # already reaped
 
 
-def can_fork(cache_dir: Path | None) -> bool:
-    """Whether work can go to a forked child that hands its result back through the cache:
-    a cache, a second core, and fork."""
+def can_fork() -> bool:
+    """Whether work can go to a forked child beside this process: a second core, and fork."""
     import multiprocessing
     import os
 
-    return cache_dir is not None and (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods()
+    return (os.cpu_count() or 1) >= 2 and "fork" in multiprocessing.get_all_start_methods()
 
 
 def _record(cache_dir: Path, key: str) -> Path:

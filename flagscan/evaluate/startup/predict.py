@@ -54,7 +54,7 @@ def begin_startup(root: Path, cache_dir: Path | None, inventory: Inventory, valu
     from flagscan.evaluate import can_fork, keep_resolution, user_values
     from flagscan.evaluate.cachekey import scenario_key
 
-    if cache_dir is None or not can_fork(cache_dir):
+    if cache_dir is None or not can_fork():
         return False
     given = user_values(values)
     key = scenario_key(root, given, scenario, "startup", load("startup"))
