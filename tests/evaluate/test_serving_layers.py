@@ -118,3 +118,102 @@ def test_the_module_list_keeps_the_layers_it_was_given(tmp_path) -> None:
     assert load("world")["torch"]["torch.nn.ModuleList"] == "holds"
     found, _result = _run(tmp_path, {**LAYER, "classes": ["NoSuchLayer"]}, speculative_algorithm="EAGLE")
     assert found == {}   # no layer of those classes: the layer is not known, as without the rule
+
+
+# A model that builds its attention layer with a projection of None and sets it in its own
+# forward before the backend runs (DeepSeek's `attn_mha.kv_b_proj`, deepseek_v2.py): the layer
+# the backend gets is the one the forward left, so the projection is a value of the run.
+LATER = {
+    **TREE,
+    "sglang/srt/managers/tp_worker.py": '''
+import torch
+
+from sglang.srt.layers.radix_attention import RadixAttention
+
+
+class Attention:
+    def __init__(self):
+        self.proj = torch.nn.Linear(4, 4)
+        self.attn = RadixAttention(0)
+        self.attn.proj = None
+        self.attn.kind = "mha"
+
+    def forward_prepare(self):
+        if self.attn.proj is None:
+            self.attn.proj = self.proj
+
+
+class Model:
+    def __init__(self):
+        self.layers = torch.nn.ModuleList([Attention()])
+
+
+class Backend:
+    def forward(self, q, layer, forward_batch):
+        if layer.kind != "mha":
+            raise NotImplementedError("only MHA layers")
+        out = layer.proj(q)
+        if forward_batch.forward_mode.is_mixed():
+            raise NotImplementedError(f"a mixed batch of a {layer.kind} layer")
+        return out
+
+
+class ModelRunner:
+    def __init__(self):
+        self.model = Model()
+        self.attn_backend = Backend()
+
+
+class TpModelWorker:
+    def __init__(self, server_args):
+        self.model_runner = ModelRunner()
+''',
+}
+
+
+def test_an_attribute_the_model_s_code_sets_after_building_the_layer_is_a_value_of_the_run(tmp_path, monkeypatch) -> None:
+    monkeypatch.setenv("FLAGSCAN_STRICT", "1")  # calling the built layer's None projection would be a give-up
+    monkeypatch.setitem(TREE, "sglang/srt/managers/tp_worker.py", LATER["sglang/srt/managers/tp_worker.py"])
+    found, result = _run(tmp_path, {**LAYER, "within": ["model_runner.model"]}, enable_mixed_chunk=True)
+    assert not result.not_followed and not result.stopped
+    # `kind` is written only while building: still known, so the mixed batch's raise is certain
+    (raised,) = found.values()
+    assert raised.certain and raised.message == "a mixed batch of a mha layer"
+
+
+def test_the_writes_after_building_are_those_of_functions_other_than_constructors() -> None:
+    from flagscan.evaluate.startup.later import _module_writes_of
+    from flagscan.extract.lower import lower_source
+
+    module = lower_source('''
+class Layer:
+    def __init__(self):
+        self.built = 1
+
+    def load(self, w):
+        self.scale = w
+        if w:
+            for i in range(2):
+                self.count += i
+
+
+class Owner:
+    def __init__(self):
+        self.layer = Layer()
+        self.layer.proj = None          # the owner's construction
+
+    def forward(self, layer):
+        try:
+            self.layer.proj = 1
+        except Exception:
+            setattr(layer, "bias", 2)
+        a, layer.first = 1, 2
+        self.own = 3                    # Owner's own attribute, not another object's
+
+
+def helper(layer):
+    layer.weight = 0
+''', "m", "m.py", False)
+    writes = _module_writes_of(module)
+    assert writes.others == {"proj", "bias", "first", "weight"}
+    assert writes.own == {"Layer": {"scale", "count"}, "Owner": {"own"}}

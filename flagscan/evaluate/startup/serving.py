@@ -43,6 +43,7 @@ from flagscan.evaluate.interp.values import (
     Obj,
     Unknown,
 )
+from flagscan.evaluate.startup.later import written_later
 
 BATCH = "batch:"
 _MAX_CONDITIONS = 4
@@ -343,6 +344,9 @@ def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule:
     kwargs.update({k: v for k, v in (given or {}).items() if k in kwargs})
     s = state.fork()
     s.raised = []
+    for value in (given or {}).values():
+        if isinstance(value, Obj):
+            _as_served(interp, s, value)
     start = s.chain.depth  # the number of events so far
     saved_budget, saved_steps, saved_notes = interp.call_budget, interp.steps, list(interp.notes)
     interp.steps, interp.call_budget = 0, budget
@@ -371,6 +375,18 @@ def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule:
             rejections.append(found_raise)
     out.exhausted = sorted(set(out.exhausted))
     return rejections
+
+
+def _as_served(interp: StartupInterpreter, state: State, obj: Obj) -> None:
+    """The object as SGLang hands it to a serving method: each attribute the loaded code may
+    write after building it (the model's forward sets a layer's projection first) is a value
+    of the run (flagscan/evaluate/startup/later.py)."""
+    attrs = state.attrs(obj.oid)
+    later = [name for name in written_later(interp, obj.cls) if name in attrs]
+    if later:
+        heap = state.writable(obj.oid)
+        for name in later:
+            heap[name] = Unknown(f"{obj.cls.name}.{name}, which the model's code may set before this call")
 
 
 def batch_kind(need: str, kinds: frozenset[str]) -> bool:

@@ -1,0 +1,132 @@
+"""evaluate: the attributes the analysed code writes on an object after it is built.
+
+The serving phase hands SGLang's objects to the methods SGLang calls when batches arrive
+(a model's attention layer to its attention backend). The object it hands is the one
+startup built, but SGLang's own forward code may write to it first: DeepSeek's attention
+builds its `attn_mha` layer with `kv_b_proj = None` and its `forward_prepare` sets it
+before the backend is ever called. Such an attribute is not known when the method runs:
+its value is the run's.
+
+An attribute counts as written later when a function other than a constructor writes it
+(`x.attr = ...`, `x.attr += ...`, `setattr(x, "attr", ...)`) on another object than its own
+`self`, in a module the interpreter loaded; or when a method of the object's own class (or
+of a base in the tree) other than its constructor writes `self.attr`. The writes are found
+by name in the lowered modules, without following which object a write reaches: an
+attribute of that name is made not known, which costs findings, never adds one.
+"""
+
+from __future__ import annotations
+
+import weakref
+from typing import TYPE_CHECKING, Any
+
+from flagscan.facts import ir
+from flagscan.facts.ir import is_kind, view
+
+if TYPE_CHECKING:
+    from flagscan.evaluate.interp.interpreter import Interpreter
+    from flagscan.evaluate.interp.values import ClassVal
+
+_CONSTRUCTION = frozenset({"__init__", "__new__", "__post_init__"})
+
+
+class _Writes:
+    """What one module's non-constructor functions write: attribute names on other objects,
+    and per class the attributes its methods write on `self`."""
+
+    __slots__ = ("others", "own")
+
+    def __init__(self) -> None:
+        self.others: set[str] = set()
+        self.own: dict[str, set[str]] = {}
+
+
+def _targets(node: Any) -> list[Any]:
+    if is_kind(node, "tuple") or is_kind(node, "list"):
+        return [t for elt in node[1] for t in _targets(elt[1] if is_kind(elt, "*") else elt)]
+    return [node]
+
+
+def _walk(body: list[Any], out: _Writes, owner: str | None, self_name: str | None, later: bool) -> None:
+    for stmt in body:
+        kind = stmt[0] if isinstance(stmt, list) and stmt else ""
+        if kind == "def":
+            func = view(ir.Def, stmt).func
+            params = func.get("params") or []
+            is_method = func.get("owner") is not None and params and params[0][2] == "pos"
+            _walk(func.get("body", []), out, func.get("owner") or owner,
+                  params[0][0] if is_method else self_name,
+                  later or func.get("name") not in _CONSTRUCTION)
+            continue
+        if kind == "class":
+            _walk(view(ir.ClassDef, stmt).cls.get("body", []), out, owner, self_name, later)
+            continue
+        if later:
+            targets: list[Any] = []
+            if kind == "assign":
+                targets = [t for target in view(ir.Assign, stmt).targets for t in _targets(target)]
+            elif kind == "aug":
+                targets = _targets(view(ir.AugAssign, stmt).target)
+            elif kind == "expr":
+                call = view(ir.ExprStmt, stmt).value
+                if is_kind(call, "call") and ir.name_of(view(ir.Call, call).func) == "setattr":
+                    args = view(ir.Call, call).args
+                    name = ir.const_str(args[1]) if len(args) >= 2 else None
+                    if name is not None:
+                        targets = [["a", args[0], name]]
+            for t in targets:
+                if not is_kind(t, "a"):
+                    continue
+                attr = view(ir.Attr, t)
+                if self_name is not None and owner is not None and ir.name_of(attr.value) == self_name:
+                    out.own.setdefault(owner, set()).add(attr.attr)
+                else:
+                    out.others.add(attr.attr)
+        for block in _blocks(kind, stmt):
+            _walk(block, out, owner, self_name, later)
+
+
+def _blocks(kind: str, stmt: Any) -> list[list[Any]]:
+    """The statement lists nested in a compound statement."""
+    if kind == "if":
+        s = view(ir.If, stmt)
+        return [s.body, s.orelse]
+    if kind == "for":
+        f = view(ir.For, stmt)
+        return [f.body, f.orelse]
+    if kind == "while":
+        return [view(ir.While, stmt).body]
+    if kind == "with":
+        return [view(ir.With, stmt).body]
+    if kind == "try":
+        t = view(ir.Try, stmt)
+        return [t.body, *(h[2] for h in t.handlers), t.orelse, t.finalbody]
+    return []
+
+
+_CACHE: weakref.WeakKeyDictionary[Interpreter, dict[str, _Writes]] = weakref.WeakKeyDictionary()
+
+
+def _module_writes(interp: Interpreter, name: str) -> _Writes:
+    cache = _CACHE.setdefault(interp, {})
+    found = cache.get(name)
+    if found is None:
+        module_ir = interp.store.get(name)
+        found = cache[name] = _module_writes_of(module_ir) if module_ir is not None else _Writes()
+    return found
+
+
+def _module_writes_of(module_ir: dict[str, Any]) -> _Writes:
+    out = _Writes()
+    _walk(module_ir.get("body", []), out, None, None, False)
+    return out
+
+
+def written_later(interp: Interpreter, cls: ClassVal) -> frozenset[str]:
+    """The attributes of an instance of `cls` that the loaded code may write after building it."""
+    names: set[str] = set()
+    for module in list(interp.modules):
+        names |= _module_writes(interp, module).others
+    for c in cls.mro():
+        names |= _module_writes(interp, c.module.name).own.get(c.name, set())
+    return frozenset(names)
