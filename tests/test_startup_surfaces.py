@@ -199,3 +199,26 @@ def test_a_raise_in_a_loop_over_values_not_known_is_not_certain(cache, tmp_path)
                       "--", "--model-path", "m", tree=str(root))
     assert not [r for r in doc["rejections"] if r["certain"]]
     assert doc["startup"]["run_dependent_raises"] >= 1   # counted: whether a shard exists is a fact of the run
+
+
+def test_fs304_says_once_the_checks_that_only_a_config_not_at_hand_would_decide() -> None:
+    from types import SimpleNamespace
+
+    from flagscan.diagnostics import FileLocation
+    from flagscan.evaluate.startup.results import StartupRaise
+    from flagscan.lint.rules import fs304_possible_startup_crash as fs304
+
+    def raised(i: int, needs: tuple[str, ...]) -> StartupRaise:
+        return StartupRaise(f"sglang/srt/c.py:{i}", "f", "ValueError", f"m{i}", "", False, needs, "draft worker")
+
+    ctx = SimpleNamespace(startup=SimpleNamespace(rejections=[
+        raised(1, ("model:other",)), raised(2, ("model:other",)), raised(3, ("model",)),
+        raised(4, ("model:other", "setting:tp_size")), raised(5, ("env:SGLANG_X",))]),
+        parsed=SimpleNamespace(values={}), command_location=FileLocation("u.sh", 1, 1))
+    out = fs304.check(ctx)
+    each = [d.evidence[0].location for d in out if "checks" not in d.data]
+    # a check that also needs another fact is said on its own, with what it needs
+    assert each == ["sglang/srt/c.py:4", "sglang/srt/c.py:5"]
+    summaries = {d.message: d.data["checks"] for d in out if "checks" in d.data}
+    assert summaries == {fs304.MODEL_MESSAGE.format(count=1): ["sglang/srt/c.py:3"],
+                         fs304.OTHER_MESSAGE.format(count=2): ["sglang/srt/c.py:1", "sglang/srt/c.py:2"]}

@@ -129,6 +129,7 @@ LATER = {
 import torch
 
 from sglang.srt.layers.radix_attention import RadixAttention
+from sglang.srt.mem_cache.pool import Pool
 
 
 class Attention:
@@ -162,11 +163,19 @@ class ModelRunner:
     def __init__(self):
         self.model = Model()
         self.attn_backend = Backend()
+        self.pool = Pool()
 
 
 class TpModelWorker:
     def __init__(self, server_args):
         self.model_runner = ModelRunner()
+''',
+    "sglang/srt/mem_cache/pool.py": '''
+class Pool:
+    # code the backend calls, not the model (0.5.10 HybridLinearKVPool._transfer_id_context
+    # renumbers a layer and restores it): the call itself runs it, it does not run before
+    def patch(self, layer):
+        layer.kind = "other"
 ''',
 }
 
@@ -174,6 +183,7 @@ class TpModelWorker:
 def test_an_attribute_the_model_s_code_sets_after_building_the_layer_is_a_value_of_the_run(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("FLAGSCAN_STRICT", "1")  # calling the built layer's None projection would be a give-up
     monkeypatch.setitem(TREE, "sglang/srt/managers/tp_worker.py", LATER["sglang/srt/managers/tp_worker.py"])
+    monkeypatch.setitem(TREE, "sglang/srt/mem_cache/pool.py", LATER["sglang/srt/mem_cache/pool.py"])
     found, result = _run(tmp_path, {**LAYER, "within": ["model_runner.model"]}, enable_mixed_chunk=True)
     assert not result.not_followed and not result.stopped
     # `kind` is written only while building: still known, so the mixed batch's raise is certain
@@ -217,3 +227,54 @@ def helper(layer):
     writes = _module_writes_of(module)
     assert writes.others == {"proj", "bias", "first", "weight"}
     assert writes.own == {"Layer": {"scale", "count"}, "Owner": {"own"}}
+
+
+# The draft worker is built after the target's TP worker and writes to the settings both share
+# (0.5.10 ModelRunner.model_specific_adjustment on the draft's runner turns
+# disable_chunked_prefix_cache on): batches arrive only once both are built.
+SHARED = {
+    **TREE,
+    "sglang/srt/managers/tp_worker.py": '''
+class Backend:
+    def __init__(self, server_args):
+        self.server_args = server_args
+
+    def forward(self, q, layer, forward_batch):
+        if forward_batch.attn_attend_prefix_cache:
+            assert not self.server_args.enable_mixed_chunk
+        return q
+
+
+class ModelRunner:
+    def __init__(self, server_args):
+        self.attn_backend = Backend(server_args)
+
+
+class TpModelWorker:
+    def __init__(self, server_args):
+        self.model_runner = ModelRunner(server_args)
+
+
+class DraftWorker:
+    def __init__(self, server_args):
+        server_args.enable_mixed_chunk = True
+''',
+}
+
+
+def test_serving_sees_what_an_entry_built_after_the_served_one_wrote(tmp_path, monkeypatch) -> None:
+    monkeypatch.setitem(TREE, "sglang/srt/managers/tp_worker.py", SHARED["sglang/srt/managers/tp_worker.py"])
+    real = load("startup")
+    entries = [{"name": name, "phase": "startup", "class": f"sglang.srt.managers.tp_worker.{cls}",
+                "args": {"server_args": "record"}} for name, cls in (("TP worker", "TpModelWorker"),
+                                                                     ("draft worker", "DraftWorker"))]
+    rules = {"entry": entries, "needs": real["needs"], "serving_batch": real["serving_batch"],
+             "serving_budget": real["serving_budget"],
+             "serving": [{"name": "attention backend", "entry": "TP worker", "objects": ["model_runner.attn_backend"],
+                          "methods": ["forward"], "batch": ["forward_batch"]}]}
+    root = write_tree(tmp_path / "tree", TREE)
+    world = startup_world(World(profile_from_spec("h200"), {}), root, rules)
+    result = run_startup_entries(StartupInterpreter(ModuleStore(root, tmp_path / "cache"), world), rules, {})
+    (raised,) = [r for r in result.rejections if r.phase == "serving"]
+    assert raised.exception == "AssertionError" and "forward_batch.attn_attend_prefix_cache" in raised.condition
+    assert "enable_mixed_chunk" in raised.message

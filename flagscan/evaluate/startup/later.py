@@ -9,7 +9,9 @@ its value is the run's.
 
 An attribute counts as written later when a function other than a constructor writes it
 (`x.attr = ...`, `x.attr += ...`, `setattr(x, "attr", ...)`) on another object than its own
-`self`, in a module the interpreter loaded; or when a method of the object's own class (or
+`self`, in the module of a class whose instances the model holds (the model's own code, its
+layers, their quantization methods: the code that runs before the model calls out, unlike a
+memory pool the backend calls, whose writes the call itself runs); or when a method of the object's own class (or
 of a base in the tree) other than its constructor writes `self.attr`. The writes are found
 by name in the lowered modules, without following which object a write reaches: an
 attribute of that name is made not known, which costs findings, never adds one.
@@ -122,10 +124,11 @@ def _module_writes_of(module_ir: dict[str, Any]) -> _Writes:
     return out
 
 
-def written_later(interp: Interpreter, cls: ClassVal) -> frozenset[str]:
-    """The attributes of an instance of `cls` that the loaded code may write after building it."""
+def written_later(interp: Interpreter, cls: ClassVal, modules: frozenset[str]) -> frozenset[str]:
+    """The attributes of an instance of `cls` that the code of `modules` (those of the classes the
+    built model holds: its forward runs before SGLang's call) may write after building it."""
     names: set[str] = set()
-    for module in list(interp.modules):
+    for module in sorted(modules):
         names |= _module_writes(interp, module).others
     for c in cls.mro():
         names |= _module_writes(interp, c.module.name).own.get(c.name, set())

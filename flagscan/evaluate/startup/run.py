@@ -397,6 +397,7 @@ def run_entries(interp: StartupInterpreter, state: State, record: Obj, rules: di
     if isinstance(interp.world, ProcessGroups):
         interp.world.dist_on = True  # torch.distributed's default group is made by the startup code
     built: dict[str, Any] = {}  # entry name -> what it built (an "entry:NAME" value of a later entry)
+    served: list[tuple[Any, dict[str, Any]]] = []  # the entries built, whose objects then serve batches
     for entry in rules.get("entry", []):
         module_name, _, cls_name = entry["class"].rpartition(".")
         module = interp.import_module(module_name, state)
@@ -448,7 +449,12 @@ def run_entries(interp: StartupInterpreter, state: State, record: Obj, rules: di
                 result.rejections.append(found)
         if completed:
             result.writes.update(_writes(state, record, resolved, before, survival))
-            _serve(interp, state, instance, entry, rules, config_prefixes, survival, result)
+            served.append((instance, entry))
+    # batches arrive once every entry is built: what a later entry wrote (the draft worker's model
+    # runner turning a setting off on the settings it shares with the target) is what serving sees
+    survival = frozenset(getattr(interp, "survival", ()))
+    for instance, entry in served:
+        _serve(interp, state, instance, entry, rules, config_prefixes, survival, result)
     result.rejections = _dedupe(result.rejections)
     result.not_followed = [stop.message() for stop in getattr(interp, "stops", [])]
     return result

@@ -161,7 +161,7 @@ def run_serving(interp: StartupInterpreter, state: State, instance: Any, entry: 
         if not objs:
             out.missing.append(rule["name"])
         layer_rule = rule.get("layer")
-        layers = _layers(interp, state, instance, layer_rule) if layer_rule else [None]
+        layers, model_modules = _layers(interp, state, instance, layer_rule) if layer_rule else ([None], frozenset())
         for obj in objs:
             for method in rule["methods"]:
                 test = rule.get("mode_test", {}).get(method)
@@ -174,7 +174,7 @@ def run_serving(interp: StartupInterpreter, state: State, instance: Any, entry: 
                         for layer in layers:
                             given = {layer_rule["param"]: layer} if layer is not None and layer_rule else {}
                             found += _call(interp, state, obj, method, rule, budget, config, survival | base, kinds,
-                                           out, mode, given)
+                                           out, mode, given, model_modules)
                     finally:
                         interp.serving_mode = None
                 out.rejections.extend(_by_raise(found))
@@ -232,17 +232,20 @@ _LAYER_WALK = 50_000  # heap objects visited looking for a model's layers
 _PLAIN = (int, float, str, bool, type(None))  # the attributes that tell kinds of layer apart
 
 
-def _layers(interp: StartupInterpreter, state: State, instance: Any, spec: dict[str, Any]) -> list[Any]:
+def _layers(interp: StartupInterpreter, state: State, instance: Any, spec: dict[str, Any]
+            ) -> tuple[list[Any], frozenset[str]]:
     """One layer object of each kind the built model holds (rules/startup.toml [[serving]] layer):
     the instances of the layer classes reached from `within` by attributes and containers, one
     per class and plain attributes other than the layer's index (a model's full-attention and
     linear-attention layers, a sliding-window layer beside a global one). [None] (a layer not
-    known) when the model was not built or holds none."""
+    known) when the model was not built or holds none. With them, the modules of the classes
+    whose instances the model holds (whose code runs before the model calls out: later.py)."""
     classes = set(spec.get("classes", ()))
     index = spec.get("index", "layer_id")
     stack: list[Any] = [o for path in spec.get("within", ()) for o in _objects(interp, state, instance, path)]
     seen: set[int] = set()
     kinds: dict[tuple[Any, ...], Obj] = {}
+    modules: set[str] = set()
     while stack and len(seen) < _LAYER_WALK:
         value = stack.pop()
         if isinstance(value, Maybe):
@@ -251,6 +254,7 @@ def _layers(interp: StartupInterpreter, state: State, instance: Any, spec: dict[
             if value.oid in seen:
                 continue
             seen.add(value.oid)
+            modules.update(c.module.name for c in value.cls.mro())
             attrs = state.attrs(value.oid)
             if value.cls.name in classes:
                 plain = tuple(sorted(((k, v) for k, v in attrs.items() if k != index and isinstance(v, _PLAIN)),
@@ -266,7 +270,7 @@ def _layers(interp: StartupInterpreter, state: State, instance: Any, spec: dict[
             stack.extend(value.held)
         elif isinstance(value, Unknown) and value.options:
             stack.extend(value.options)
-    return list(kinds.values()) or [None]
+    return list(kinds.values()) or [None], frozenset(modules)
 
 
 def _mode_passes(interp: StartupInterpreter, state: State, mode: BatchMode, test: str) -> bool:
@@ -328,7 +332,8 @@ def _objects(interp: StartupInterpreter, state: State, instance: Any, path: str)
 
 def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule: dict[str, Any], budget: int,
           config: tuple[str, ...], premise: frozenset[str], kinds: frozenset[str], out: ServingRun,
-          mode: BatchMode = _ANY_MODE, given: dict[str, Any] | None = None) -> list[StartupRaise]:
+          mode: BatchMode = _ANY_MODE, given: dict[str, Any] | None = None,
+          model_modules: frozenset[str] = frozenset()) -> list[StartupRaise]:
     """Call `method` with a batch of `mode` (and the `given` parameters: a layer of the model); the
     serving rejections it raises (counted in `out`)."""
     found, fn = obj.cls.lookup(method)
@@ -346,7 +351,7 @@ def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule:
     s.raised = []
     for value in (given or {}).values():
         if isinstance(value, Obj):
-            _as_served(interp, s, value)
+            _as_served(interp, s, value, model_modules)
     start = s.chain.depth  # the number of events so far
     saved_budget, saved_steps, saved_notes = interp.call_budget, interp.steps, list(interp.notes)
     interp.steps, interp.call_budget = 0, budget
@@ -377,12 +382,12 @@ def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule:
     return rejections
 
 
-def _as_served(interp: StartupInterpreter, state: State, obj: Obj) -> None:
+def _as_served(interp: StartupInterpreter, state: State, obj: Obj, modules: frozenset[str]) -> None:
     """The object as SGLang hands it to a serving method: each attribute the loaded code may
     write after building it (the model's forward sets a layer's projection first) is a value
     of the run (flagscan/evaluate/startup/later.py)."""
     attrs = state.attrs(obj.oid)
-    later = [name for name in written_later(interp, obj.cls) if name in attrs]
+    later = [name for name in written_later(interp, obj.cls, modules) if name in attrs]
     if later:
         heap = state.writable(obj.oid)
         for name in later:

@@ -5,7 +5,9 @@ Reports a `raise`/`assert` of SGLang's startup code (see FS303) that fires only 
 a fact of the configuration flagscan was not given: the model's config.json, a
 setting it could not decide, an environment variable, a package version. Checks that
 only the model's config.json would decide are reported once, with their count, as a
-request for `--model-config`. Raises that depend on the run itself (the state of
+request for `--model-config`; so are those that only another model's config.json would
+decide (the speculative draft model's, read where this machine has it: a directory, the
+Hugging Face cache). Raises that depend on the run itself (the state of
 torch.distributed, sockets, tensor shapes) are not reported.
 
 ## Why is this bad?
@@ -36,6 +38,8 @@ NAME = "possible-startup-crash"
 SEVERITY = Severity.WARNING
 MESSAGE = "SGLang may crash while starting: {message} (needs {needs})"
 MODEL_MESSAGE = "{count} startup check(s) depend on the model's config.json; give --model-config to decide them"
+OTHER_MESSAGE = ("{count} startup check(s) depend on the config.json of another model (the draft model), not found on "
+                 "this machine; a local directory or the Hugging Face cache holding it decides them")
 NEEDS = ("startup",)
 
 VALID = (Example("--model-path m", model="tests/data/groundtruth/models/llama-3-8b"),)
@@ -44,13 +48,14 @@ INVALID = (Example("--model-path m", expect=("FS304",), at=("1:1",)),)
 
 def check(ctx: Context) -> list[Diagnostic]:
     possible = [r for r in ctx.startup.rejections if not r.certain and r.phase != "serving"]  # FS305: serving
-    model_only = [r for r in possible if set(r.needs) <= {"model"}]
+    groups = {MODEL_MESSAGE: [r for r in possible if set(r.needs) <= {"model"}],
+              OTHER_MESSAGE: [r for r in possible if r.needs and set(r.needs) <= {"model:other"}]}
+    grouped = [r for group in groups.values() for r in group]
     out: list[Diagnostic] = [finding(ctx, CODE, SEVERITY, MESSAGE.format(message=r.message or r.exception,
                                                                            needs=", ".join(r.needs)), r)
-                             for r in possible if r not in model_only]
-    if model_only:
-        first = model_only[0]
-        d = finding(ctx, CODE, SEVERITY, MODEL_MESSAGE.format(count=len(model_only)), first,
-                    checks=[r.location for r in model_only])
-        out.append(d)
+                             for r in possible if r not in grouped]
+    for message, group in groups.items():
+        if group:
+            out.append(finding(ctx, CODE, SEVERITY, message.format(count=len(group)), group[0],
+                               checks=[r.location for r in group]))
     return out
