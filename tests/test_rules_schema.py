@@ -75,7 +75,7 @@ def test_startup_entries() -> None:
         assert entry["class"].startswith("sglang.") and entry["class"].count(".") >= 2
         steps = entry.get("prelude", [])
         values = [*entry["args"].values(), *entry.get("attributes", {}).values(),
-                  *(v for s in steps for v in s["args"].values())]
+                  *(v for s in steps for v in [*s.get("args", {}).values(), *s.get("attributes", {}).values()])]
         assert "method" not in entry or entry["method"].isidentifier()
         while values:
             value = values.pop()
@@ -88,7 +88,10 @@ def test_startup_entries() -> None:
                 values.extend(value.get("args", {}).values())
                 continue
             assert value == "record" or value.split(":", 1)[0] in ("const", "unknown", "setting", "entry"), value
-        assert all(s["function"].startswith("sglang.") for s in steps)
+        for s in steps:  # a function called with args, or methods of a class on an instance holding attributes
+            assert (set(s) == {"function", "args"} and s["function"].startswith("sglang.")) or (
+                set(s) == {"class", "methods", "attributes"} and s["class"].startswith("sglang.")
+                and s["methods"] and all(m.isidentifier() for m in s["methods"])), s
         assert all(isinstance(m, str) and m.isidentifier() for m in entry.get("then", []))
     for registry in data["registry"]:
         assert registry["kind"] == "module-attribute" and registry["attribute"].isidentifier()

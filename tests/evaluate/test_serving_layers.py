@@ -278,3 +278,81 @@ def test_serving_sees_what_an_entry_built_after_the_served_one_wrote(tmp_path, m
     (raised,) = [r for r in result.rejections if r.phase == "serving"]
     assert raised.exception == "AssertionError" and "forward_batch.attn_attend_prefix_cache" in raised.condition
     assert "enable_mixed_chunk" in raised.message
+
+
+# Scheduler.__init__ sets the MoE runner backend as a module global before it builds the TP
+# worker (init_moe_gemm_config -> initialize_moe_config); the layers read it when batches arrive,
+# and until then get_moe_runner_backend() answers AUTO.
+PRELUDE = {
+    **TREE,
+    "sglang/srt/moe_utils.py": '''
+MOE_RUNNER_BACKEND = None
+
+
+def initialize_moe_config(server_args):
+    global MOE_RUNNER_BACKEND
+    MOE_RUNNER_BACKEND = server_args.speculative_algorithm
+
+
+def get_moe_runner_backend():
+    global MOE_RUNNER_BACKEND
+    if MOE_RUNNER_BACKEND is None:
+        MOE_RUNNER_BACKEND = "auto"
+    return MOE_RUNNER_BACKEND
+''',
+    "sglang/srt/managers/scheduler.py": '''
+from sglang.srt.moe_utils import initialize_moe_config
+
+
+class Scheduler:
+    def __init__(self, server_args):
+        raise RuntimeError("the constructor is not run")
+
+    def init_moe_gemm_config(self):
+        if self.model_config == "moe":
+            initialize_moe_config(self.server_args)
+''',
+    "sglang/srt/managers/tp_worker.py": '''
+from sglang.srt.moe_utils import get_moe_runner_backend
+
+
+class Backend:
+    def forward(self, q, layer, forward_batch):
+        if get_moe_runner_backend() == "fused":
+            raise NotImplementedError("the fused runner")
+        return q
+
+
+class ModelRunner:
+    def __init__(self):
+        self.attn_backend = Backend()
+
+
+class TpModelWorker:
+    def __init__(self, server_args):
+        self.model_runner = ModelRunner()
+''',
+}
+
+
+def test_a_prelude_calls_methods_of_a_class_whose_constructor_is_not_run(tmp_path, monkeypatch) -> None:
+    for path, text in PRELUDE.items():
+        monkeypatch.setitem(TREE, path, text)
+    real = load("startup")
+    prelude = {"class": "sglang.srt.managers.scheduler.Scheduler",
+               "methods": ["init_moe_config", "init_moe_gemm_config"],   # the release defines the second only
+               "attributes": {"server_args": "record", "model_config": "const:moe"}}
+    rules = {"entry": [{"name": "TP worker", "phase": "startup", "class": "sglang.srt.managers.tp_worker.TpModelWorker",
+                        "args": {"server_args": "record"}, "prelude": [prelude]}],
+             "needs": real["needs"], "serving_batch": real["serving_batch"], "serving_budget": real["serving_budget"],
+             "serving": [{"name": "attention backend", "entry": "TP worker", "objects": ["model_runner.attn_backend"],
+                          "methods": ["forward"], "batch": ["forward_batch"]}]}
+    root = write_tree(tmp_path / "tree", TREE)
+    world = startup_world(World(profile_from_spec("h200"), {}), root, rules)
+
+    def serving(settings):
+        result = run_startup_entries(StartupInterpreter(ModuleStore(root, tmp_path / "cache"), world), rules, settings)
+        return [(r.message, r.certain) for r in result.rejections if r.phase == "serving"], result.stopped
+
+    assert serving({"speculative_algorithm": "fused"}) == ([("the fused runner", True)], [])
+    assert serving({"speculative_algorithm": "triton"}) == ([], [])

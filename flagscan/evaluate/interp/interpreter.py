@@ -80,6 +80,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         self.store = store
         self.world = world  # hardware, env, model, primitives
         self.modules: dict[str, ModuleVal] = {}
+        self.import_effects: dict[str, bool] = {}  # module -> whether importing it runs tree code
         # The heap objects each module's import made, as the import left them (import_module).
         self.imported: dict[str, dict[int, dict[str, Any]]] = {}
         self.builtins = builtins.table(self)

@@ -33,6 +33,7 @@ class InterpreterParts(Protocol):
     store: ModuleStore
     world: World
     modules: dict[str, ModuleVal]
+    import_effects: dict[str, bool]
     imported: dict[str, dict[int, dict[str, Any]]]
     builtins: dict[str, Any]
     declarations: dict[str, Any]

@@ -7,6 +7,7 @@ from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.base import PLAIN, Budget, Dead, truth
 from flagscan.evaluate.interp.generators import is_yield_from
+from flagscan.evaluate.interp.import_effects import runs_tree_code
 from flagscan.evaluate.interp.state import State, join_states, same, widen
 from flagscan.evaluate.interp.values import (
     BoundMethod,
@@ -172,8 +173,18 @@ class StatementsMixin(InterpreterParts):
                 # `from pkg import submodule` runs the submodule now, as Python does.
                 state.locals[local] = self.import_module(f"{mod}.{attr}", state)
                 continue
+            if mod not in self.modules and self._runs_tree_code(mod):
+                self.import_module(mod, state)  # its import registers something: Python runs it now
             state.locals[local] = LazyImport(mod, attr)
         return [("next", state, None)]
+
+    def _runs_tree_code(self, mod: str) -> bool:
+        """Whether importing `mod` runs the tree's code (flagscan/evaluate/interp/import_effects.py)."""
+        found = self.import_effects.get(mod)
+        if found is None:
+            tree = self.store.get(mod) if self.store.module_file(mod) is not None else None
+            found = self.import_effects[mod] = tree is not None and runs_tree_code(self.store, mod, tree)
+        return found
 
     def _not_installed(self, mod: str) -> bool:
         """Whether `mod` is outside the tree and the run's packages say it is not installed."""

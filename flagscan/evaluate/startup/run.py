@@ -354,7 +354,11 @@ def _instance(spec: dict[str, Any], record: Any, interp: Any, state: State | Non
     return interp.call(cls, [], kwargs, state, module)
 
 
-def _prelude(interp: StartupInterpreter, state: State, record: Obj, step: dict[str, Any]) -> None:
+def _prelude(interp: StartupInterpreter, state: State, record: Obj, step: dict[str, Any],
+             built: dict[str, Any] | None = None) -> None:
+    if "class" in step:
+        _prelude_methods(interp, state, record, step, built)
+        return
     module_name, _, name = step["function"].rpartition(".")
     if not interp.store.module_file(module_name):
         return
@@ -365,6 +369,23 @@ def _prelude(interp: StartupInterpreter, state: State, record: Obj, step: dict[s
     names = {p[0] for p in fn.ir["params"]}
     kwargs = {k: _value(v, record, interp, state) for k, v in step.get("args", {}).items() if k in names}
     interp.call(fn, [], kwargs, state, module)
+
+
+def _prelude_methods(interp: StartupInterpreter, state: State, record: Obj, step: dict[str, Any],
+                     built: dict[str, Any] | None) -> None:
+    """Methods of a tree class called on an instance whose constructor is not run, holding the
+    given attributes (the steps of Scheduler.__init__ before it builds the TP worker); each where
+    the release's class defines it, nothing where it defines none."""
+    cls, module = _dotted(interp, state, step["class"])
+    if not isinstance(cls, ClassVal) or module is None:
+        return
+    methods = [m for m in step.get("methods", []) if isinstance(cls.lookup(m)[1], FuncVal)]
+    if not methods:
+        return
+    attrs = {k: _value(v, record, interp, state, built) for k, v in step.get("attributes", {}).items()}
+    instance = interp.new_obj(cls, state, attrs)
+    for name in methods:
+        interp.call(interp.getattr(instance, name, state, module), [], {}, state, module)
 
 
 def _then(interp: StartupInterpreter, state: State, instance: Any, name: str, module: ModuleVal) -> None:
@@ -418,7 +439,7 @@ def run_entries(interp: StartupInterpreter, state: State, record: Obj, rules: di
         instance = None
         try:
             for step in entry.get("prelude", []):
-                _prelude(interp, state, record, step)
+                _prelude(interp, state, record, step, built)
             if method:
                 # a method of an object whose constructor is not run: it holds the given attributes
                 attrs = {k: _value(v, record, interp, state, built) for k, v in entry.get("attributes", {}).items()}

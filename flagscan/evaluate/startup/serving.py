@@ -158,6 +158,8 @@ def run_serving(interp: StartupInterpreter, state: State, instance: Any, entry: 
         objs: list[Obj] = []
         for path in rule["objects"]:
             objs.extend(o for o in _objects(interp, state, instance, path) if all(o is not x for x in objs))
+        if rule.get("one_of_each"):
+            objs = _one_of_each(state, objs, rule["one_of_each"])
         if not objs:
             out.missing.append(rule["name"])
         layer_rule = rule.get("layer")
@@ -232,6 +234,21 @@ _LAYER_WALK = 50_000  # heap objects visited looking for a model's layers
 _PLAIN = (int, float, str, bool, type(None))  # the attributes that tell kinds of layer apart
 
 
+def _kind(state: State, obj: Obj, index: str) -> tuple[Any, ...]:
+    """What tells kinds of layer apart: the class and the plain attributes other than the index."""
+    attrs = state.attrs(obj.oid)
+    return obj.cls.name, tuple(sorted(((k, v) for k, v in attrs.items() if k != index and isinstance(v, _PLAIN)),
+                                      key=lambda kv: kv[0]))
+
+
+def _one_of_each(state: State, objs: list[Obj], index: str) -> list[Obj]:
+    """One object of each kind (a model's 61 decoder layers are a dense kind and a MoE kind)."""
+    kinds: dict[tuple[Any, ...], Obj] = {}
+    for obj in objs:
+        kinds.setdefault(_kind(state, obj, index), obj)
+    return list(kinds.values())
+
+
 def _layers(interp: StartupInterpreter, state: State, instance: Any, spec: dict[str, Any]
             ) -> tuple[list[Any], frozenset[str]]:
     """One layer object of each kind the built model holds (rules/startup.toml [[serving]] layer):
@@ -257,9 +274,7 @@ def _layers(interp: StartupInterpreter, state: State, instance: Any, spec: dict[
             modules.update(c.module.name for c in value.cls.mro())
             attrs = state.attrs(value.oid)
             if value.cls.name in classes:
-                plain = tuple(sorted(((k, v) for k, v in attrs.items() if k != index and isinstance(v, _PLAIN)),
-                                     key=lambda kv: kv[0]))
-                kinds.setdefault((value.cls.name, plain), value)
+                kinds.setdefault(_kind(state, value, index), value)
                 continue
             stack.extend(attrs.values())
         elif isinstance(value, (list, tuple)):
@@ -309,9 +324,11 @@ def _by_raise(found: list[StartupRaise]) -> list[StartupRaise]:
 
 
 def _objects(interp: StartupInterpreter, state: State, instance: Any, path: str) -> list[Obj]:
-    """The objects at the dotted attribute `path` from `instance` (each option of a joined value)."""
+    """The objects at the dotted attribute `path` from `instance` (each option of a joined value;
+    `attr[]`: each element of the container there, a list or what torch's ModuleList holds)."""
     current = [instance]
-    for attr in path.split("."):
+    for step in path.split("."):
+        attr, elements = (step[:-2], True) if step.endswith("[]") else (step, False)
         following: list[Any] = []
         for value in current:
             value = interp.deref(value, state)
@@ -320,6 +337,10 @@ def _objects(interp: StartupInterpreter, state: State, instance: Any, path: str)
             got = state.attrs(value.oid).get(attr)
             got = interp.deref(got, state)
             options = got.options if isinstance(got, Unknown) and got.options else (got,)
+            if elements:
+                options = tuple(e.value if isinstance(e, Maybe) else e for o in options
+                                for e in (o.held if isinstance(o, Holding) else o if isinstance(o, (list, tuple))
+                                          else ()))
             following.extend(o for o in options if o is not None)
         current = following
     objs: list[Obj] = []
