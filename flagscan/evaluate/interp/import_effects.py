@@ -9,7 +9,7 @@ looks it up later by name and raises when it finds none). A lazy import of such 
 would leave the registry empty, and a lookup that succeeds in SGLang would fail here.
 
 A module runs tree code at import when its top level (also inside a top-level `if`,
-`try` or `with`) applies a decorator, or calls a function, whose name comes from the
+`try`, `with` or loop) applies a decorator, or calls a function, whose name comes from the
 tree (an import of a module of the tree, or a function or class the module defines
 itself). Such a module is imported at once, as Python does.
 """
@@ -18,6 +18,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from flagscan.extract.reads_walk import nested_blocks
 from flagscan.facts import ir
 from flagscan.facts.ir import is_kind, view
 
@@ -33,19 +34,12 @@ def _root(node: Any) -> str | None:
 
 
 def _top(body: list[Any]) -> list[Any]:
-    """The module's top-level statements, with those of top-level if/try/with blocks."""
+    """The module's top-level statements, with those of the blocks nested in them (not in defs)."""
     out: list[Any] = []
     for stmt in body:
         out.append(stmt)
-        kind = stmt[0] if isinstance(stmt, list) and stmt else ""
-        if kind == "if":
-            s = view(ir.If, stmt)
-            out += _top(s.body) + _top(s.orelse)
-        elif kind == "try":
-            t = view(ir.Try, stmt)
-            out += _top(t.body) + [x for h in t.handlers for x in _top(h[2])] + _top(t.orelse) + _top(t.finalbody)
-        elif kind == "with":
-            out += _top(view(ir.With, stmt).body)
+        for block in nested_blocks(stmt):
+            out += _top(block)
     return out
 
 

@@ -22,6 +22,7 @@ from __future__ import annotations
 import weakref
 from typing import TYPE_CHECKING, Any
 
+from flagscan.extract.reads_walk import nested_blocks
 from flagscan.facts import ir
 from flagscan.facts.ir import is_kind, view
 
@@ -84,26 +85,8 @@ def _walk(body: list[Any], out: _Writes, owner: str | None, self_name: str | Non
                     out.own.setdefault(owner, set()).add(attr.attr)
                 else:
                     out.others.add(attr.attr)
-        for block in _blocks(kind, stmt):
+        for block in nested_blocks(stmt):
             _walk(block, out, owner, self_name, later)
-
-
-def _blocks(kind: str, stmt: Any) -> list[list[Any]]:
-    """The statement lists nested in a compound statement."""
-    if kind == "if":
-        s = view(ir.If, stmt)
-        return [s.body, s.orelse]
-    if kind == "for":
-        f = view(ir.For, stmt)
-        return [f.body, f.orelse]
-    if kind == "while":
-        return [view(ir.While, stmt).body]
-    if kind == "with":
-        return [view(ir.With, stmt).body]
-    if kind == "try":
-        t = view(ir.Try, stmt)
-        return [t.body, *(h[2] for h in t.handlers), t.orelse, t.finalbody]
-    return []
 
 
 _CACHE: weakref.WeakKeyDictionary[Interpreter, dict[str, _Writes]] = weakref.WeakKeyDictionary()
