@@ -72,12 +72,8 @@ def test_serving_entry_points_are_rule_data_with_a_schema() -> None:
     for rule in data["serving"]:
         assert {"name", "entry", "objects", "methods", "batch"} <= set(rule)
         assert rule["entry"] in entries
-        # a step `attr[]` is each element of the container there
-        assert rule["objects"] and all(all(p.removesuffix("[]").isidentifier() for p in o.split("."))
-                                       for o in rule["objects"])
-        assert set(rule) <= {"name", "entry", "objects", "methods", "batch", "mode_test", "layer", "one_of_each"}
-        assert "one_of_each" not in rule or (rule["one_of_each"].isidentifier()
-                                              and any(o.endswith("[]") for o in rule["objects"]))
+        assert rule["objects"] and all(all(p.isidentifier() for p in o.split(".")) for o in rule["objects"])
+        assert set(rule) <= {"name", "entry", "objects", "methods", "batch", "mode_test", "layer"}
         assert rule["methods"] and all(m.isidentifier() for m in rule["methods"])
         assert rule["batch"] and all(b.isidentifier() for b in rule["batch"])
     kinds = data["serving_batch"]["kinds"]

@@ -257,3 +257,47 @@ def test_deleting_a_parameter_an_outside_base_may_hold_is_no_attribute_error(tmp
 
 def test_deleting_an_attribute_of_a_tree_class_without_it_raises(tmp_path) -> None:
     assert _call(tmp_path, PARAMETER, function="plain") is Dead
+
+
+PATCHED_FORWARD = """
+import types
+from torch import nn
+
+class Layer(nn.Module):
+    def forward(self, x):
+        return x
+
+def install(module):
+    # 0.5.12 compilation/compile.py install_torch_compiled, on a module not known
+    def trampoline(self, x):
+        return x
+    module.forward = types.MethodType(trampoline, module)
+
+def main(unknown_module):
+    layer = Layer()
+    install(unknown_module)
+    return layer(1)
+"""
+
+
+def test_calling_a_module_whose_forward_was_written_through_a_value_not_known_gives_a_value_not_known(
+        tmp_path, monkeypatch) -> None:
+    from flagscan.evaluate.startup.outside import outside_calls
+
+    class _Calls(_Startup):
+        calls = outside_calls(load("startup"))
+
+    monkeypatch.setenv("FLAGSCAN_STRICT", "1")   # before: "a call of a Obj", a give-up
+
+    def main(source: str, path: Path) -> Any:
+        root = write_tree(path / "tree", {"sglang/srt/mod.py": source})
+        interp = _Calls(ModuleStore(root, path / "cache"), World(profile_from_spec("h200"), {}, env_open=True))
+        state = State({}, {})
+        module = interp.import_module("sglang.srt.mod", state)
+        assert isinstance(module, ModuleVal)
+        return interp.call(interp.deref(module.globals["main"], state), [Unknown("a module not known")], {},
+                           state, module)
+
+    assert isinstance(main(PATCHED_FORWARD, tmp_path), Unknown)
+    # unpatched, the instance's forward runs
+    assert main(PATCHED_FORWARD.replace("    install(unknown_module)\n", ""), tmp_path / "plain") == 1

@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from flagscan.evaluate.interp.values import BoundMethod, Builtin, ClassVal, External, FuncVal, Obj
+from flagscan.evaluate.interp.values import BoundMethod, Builtin, ClassVal, External, FuncVal, Obj, Unknown
 
 
 def outside_self(rules: dict[str, Any]) -> dict[str, frozenset[str]]:
@@ -65,24 +65,34 @@ class OutsideBaseMethods(_Combined):
         func = self.deref(func, state)
         if self.calls and isinstance(func, Obj):
             method = self._outside_call(func)
-            if method is not None:
+            if isinstance(method, FuncVal):
                 return super().call(BoundMethod(method, func), args, kwargs, state, module, node, line)
+            if isinstance(method, Unknown):
+                # the class's method was written through a value not known (0.5.12
+                # compilation/compile.py install_torch_compiled: `module.forward =
+                # types.MethodType(trampoline, module)` on a module not known): calling the
+                # instance runs what it may now be, each option bound to the instance
+                bound = None if method.options is None else tuple(
+                    BoundMethod(o, func) if isinstance(o, FuncVal) else o for o in method.options)
+                return super().call(Unknown(f"{func.cls.name}.{method.why}", method.needs, bound), args, kwargs,
+                                    state, module, node, line)
         return super().call(func, args, kwargs, state, module, node, line)
 
     def callable_value(self, value: Any) -> bool:
         return (isinstance(value, Obj) and self._outside_call(value) is not None) \
             or super().callable_value(value)
 
-    def _outside_call(self, obj: Obj) -> FuncVal | None:
+    def _outside_call(self, obj: Obj) -> FuncVal | Unknown | None:
         """The tree method an outside base's `__call__` runs on `obj`, if the class defines no
-        `__call__` of its own (that one is called as for any instance)."""
+        `__call__` of its own (that one is called as for any instance); an Unknown where the
+        method was written through a value not known."""
         if obj.cls.lookup("__call__")[0]:
             return None
         for path in outside_bases(obj.cls):
             name = self.calls.get(path)
             if name is not None:
                 found, method = obj.cls.lookup(name)
-                if found and isinstance(method, FuncVal):
+                if found and isinstance(method, (FuncVal, Unknown)):
                     return method
         return None
 

@@ -158,8 +158,6 @@ def run_serving(interp: StartupInterpreter, state: State, instance: Any, entry: 
         objs: list[Obj] = []
         for path in rule["objects"]:
             objs.extend(o for o in _objects(interp, state, instance, path) if all(o is not x for x in objs))
-        if rule.get("one_of_each"):
-            objs = _one_of_each(state, objs, rule["one_of_each"])
         if not objs:
             out.missing.append(rule["name"])
         layer_rule = rule.get("layer")
@@ -241,14 +239,6 @@ def _kind(state: State, obj: Obj, index: str) -> tuple[Any, ...]:
                                       key=lambda kv: kv[0]))
 
 
-def _one_of_each(state: State, objs: list[Obj], index: str) -> list[Obj]:
-    """One object of each kind (a model's 61 decoder layers are a dense kind and a MoE kind)."""
-    kinds: dict[tuple[Any, ...], Obj] = {}
-    for obj in objs:
-        kinds.setdefault(_kind(state, obj, index), obj)
-    return list(kinds.values())
-
-
 def _layers(interp: StartupInterpreter, state: State, instance: Any, spec: dict[str, Any]
             ) -> tuple[list[Any], frozenset[str]]:
     """One layer object of each kind the built model holds (rules/startup.toml [[serving]] layer):
@@ -324,11 +314,9 @@ def _by_raise(found: list[StartupRaise]) -> list[StartupRaise]:
 
 
 def _objects(interp: StartupInterpreter, state: State, instance: Any, path: str) -> list[Obj]:
-    """The objects at the dotted attribute `path` from `instance` (each option of a joined value;
-    `attr[]`: each element of the container there, a list or what torch's ModuleList holds)."""
+    """The objects at the dotted attribute `path` from `instance` (each option of a joined value)."""
     current = [instance]
-    for step in path.split("."):
-        attr, elements = (step[:-2], True) if step.endswith("[]") else (step, False)
+    for attr in path.split("."):
         following: list[Any] = []
         for value in current:
             value = interp.deref(value, state)
@@ -337,10 +325,6 @@ def _objects(interp: StartupInterpreter, state: State, instance: Any, path: str)
             got = state.attrs(value.oid).get(attr)
             got = interp.deref(got, state)
             options = got.options if isinstance(got, Unknown) and got.options else (got,)
-            if elements:
-                options = tuple(e.value if isinstance(e, Maybe) else e for o in options
-                                for e in (o.held if isinstance(o, Holding) else o if isinstance(o, (list, tuple))
-                                          else ()))
             following.extend(o for o in options if o is not None)
         current = following
     objs: list[Obj] = []
