@@ -191,17 +191,6 @@ def test_a_raise_that_depends_on_the_rank_is_not_certain(tmp_path) -> None:
     assert RANK not in [loc for loc, _ in _found(_run(tmp_path / "two", tp_size=2))]
 
 
-def test_in_a_world_of_one_process_its_rank_is_known(tmp_path) -> None:
-    # one rank (0), so no rank is the fourth, and the rank read is 0, not a fact of the run
-    # (0.5.9 Qwen3Model: make_layers(..., pp_rank=self.pp_group.rank_in_group) returns the
-    # layers and their range only when the rank is not None)
-    result = _run(tmp_path, tp_size=1)
-    assert RANK not in [loc for loc, _ in _found(result)] and result.completed
-    # what depends on the run is only GroupCoordinator's `assert self.cpu_group is not None`
-    # (torch.distributed.new_group is not modelled), not ShardedTable's test of the rank
-    assert result.run_dependent == 1
-
-
 def test_a_world_wider_than_the_rules_allow_keeps_the_rank_and_the_size_unknown(tmp_path) -> None:
     result = _run(tmp_path, _rules(max_ranks=4), tp_size=8)
     assert (FP8, True) not in _found(result)

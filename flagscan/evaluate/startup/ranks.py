@@ -101,8 +101,6 @@ class ProcessGroups(_Combined):
             return Unknown(f"{path}(...)", {f"runtime:{path}"})
         if path in d.world_size:
             return group.get("world_size", Unknown("the world size", {f"runtime:{path}"}))
-        if group.get("world_size") == 1:
-            return 0   # a world of one process: its rank is 0 (one of range(1))
         ranks: list[tuple[int, int]] = self.__dict__.get("_ranks", [])
         if ranks and interp.stack and id(interp.stack[-1][1]) == ranks[-1][0]:
             return ranks[-1][1]   # asked in the body of the function run for this rank
