@@ -251,3 +251,90 @@ def main(p):
     assert size == 1
     assert options(class_data) == {"class default", "on gpu"}
     assert interp.stops == []
+
+
+_POOLS = '''
+import os
+
+class MambaPool:
+    def __init__(self):
+        self.conv = [[0, 0]]
+
+    def layer_cache(self, layer_id):
+        return self
+
+class HybridPool:
+    def __init__(self):
+        self.mamba_pool = MambaPool()
+
+    def mamba2_layer_cache(self, layer_id):
+        return self.mamba_pool.layer_cache(layer_id)
+
+class PlainPool:
+    def __init__(self):
+        self.size = 4
+
+def main():
+    pool = HybridPool() if os.environ.get("HYBRID") else PlainPool()
+    %s
+    cache = pool.mamba2_layer_cache(0)
+    cache.conv[0][1] = 7
+    return cache.conv[0][1]
+'''
+
+
+def test_a_method_one_of_two_objects_lacks_is_the_others(tmp_path):
+    # 0.5.10 gdn_backend.py: `self.req_to_token_pool.mamba2_layer_cache(layer.layer_id).conv[0]`
+    # with the pool a hybrid one or a plain one as the paths joined; on the plain one's path Python
+    # raises AttributeError, so the store goes into the mamba pool's list (no give-up)
+    value, interp = run(tmp_path, _POOLS % "", env_open=True)
+    assert value == 7
+    assert interp.stops == []
+
+
+def test_an_attribute_written_through_a_value_not_known_is_not_taken_as_lacking(tmp_path):
+    # a write of `.mamba2_layer_cache` through a value not known may have given the plain pool one:
+    # the path where the pool is the plain one goes on, so what was stored is not certain
+    value, interp = run(tmp_path, _POOLS % "unknown_thing().mamba2_layer_cache = None", env_open=True)
+    assert options(value) is None
+    assert "mamba2_layer_cache" in interp.written_anywhere
+
+
+def test_setattr_under_a_name_not_known_may_write_any_attribute(tmp_path):
+    # `setattr(self, key, value)` with a key from the environment: each attribute the object holds
+    # may now be the value, and a method another object lacks may have been given to it
+    value, interp = run(tmp_path, '''
+import os
+
+class Box:
+    def __init__(self):
+        self.x = 1
+
+def main():
+    box = Box()
+    setattr(box, os.environ.get("KEY"), 5)
+    return box.x
+''', env_open=True)
+    assert options(value) == {1, 5}
+    assert interp.stops == []
+    value, interp = run(tmp_path, (_POOLS % "setattr(PlainPool(), os.environ.get('KEY'), 3)").replace(
+        "return cache.conv[0][1]", "return pool.mamba2_layer_cache"), env_open=True)
+    assert options(value) is None   # the plain pool may hold it now
+
+
+def test_setattr_under_one_of_a_few_names(tmp_path):
+    value, interp = run(tmp_path, '''
+import os
+
+class Box:
+    def __init__(self):
+        self.x = 1
+        self.y = 2
+
+def main():
+    box = Box()
+    setattr(box, "x" if os.environ.get("K") else "y", 5)
+    return box.x, box.y
+''', env_open=True)
+    assert options(value[0]) == {1, 5} and options(value[1]) == {2, 5}
+    assert interp.stops == []

@@ -9,6 +9,7 @@ from typing import TYPE_CHECKING, Any
 from flagscan.evaluate.interp.base import Dead, truth
 from flagscan.evaluate.interp.state import OPEN, State, join_values, open_dict
 from flagscan.evaluate.interp.values import (
+    ANY_ATTRIBUTE,
     BoundMethod,
     Builtin,
     ClassVal,
@@ -23,6 +24,7 @@ from flagscan.evaluate.interp.values import (
     Maybe,
     ModuleVal,
     Obj,
+    Outside,
     SuperVal,
     Unknown,
     has_unknown,
@@ -426,8 +428,27 @@ def _getattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: di
 
 def _setattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: dict[str, Any], module: ModuleVal,
              line: int) -> Any:
-    if len(args) == 3 and isinstance(args[1], str):
-        interp.setattr(args[0], args[1], args[2], state, module, line)
+    if len(args) != 3:
+        return None
+    obj, name, value = args
+    if isinstance(name, str):
+        interp.setattr(obj, name, value, state, module, line)
+    elif isinstance(name, Unknown) and name.options and all(isinstance(n, str) for n in name.options):
+        # one of a few names: each attribute holds its old value or the new one
+        for n in name.options:
+            interp.setattr(obj, n, join_values([interp.getattr(obj, n, state, module), value],
+                                               f"setattr of .{n} on some paths"), state, module, line)
+    elif isinstance(obj, Obj) and not isinstance(name, Unknown):
+        interp.give_up(f"setattr with a {type(name).__name__} name", module, line, "what it writes")
+    elif isinstance(obj, Obj):
+        # a name not known: any attribute of the object may now be `value`, and one it lacks may exist
+        interp.written_anywhere.add(ANY_ATTRIBUTE)
+        attrs = state.writable(obj.oid)
+        for n in [n for n in attrs if not n.startswith("__")]:
+            attrs[n] = join_values([attrs[n], value], f"setattr of {name.why}")
+    elif not (isinstance(obj, (External, Outside)) or (isinstance(obj, Unknown) and obj.needs)):
+        interp.give_up(f"setattr of {getattr(name, 'why', '?')} on {getattr(obj, 'why', type(obj).__name__)}",
+                       module, line, "what it writes")
     return None
 
 

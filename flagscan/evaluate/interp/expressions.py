@@ -19,6 +19,7 @@ from flagscan.evaluate.interp.state import (
     open_dict,
 )
 from flagscan.evaluate.interp.values import (
+    ANY_ATTRIBUTE,
     BoundMethod,
     Builtin,
     ClassVal,
@@ -66,6 +67,26 @@ class ExpressionsMixin(InterpreterParts):
             return literal
         return self.give_up(f"an expression flagscan does not model ({text[:80]})", module, line)
 
+    def method_of(self, obj: Obj, attr: str, state: State) -> bool:
+        """Whether `attr` of `obj` is a function its class defines (not an instance attribute)."""
+        if attr in state.attrs(obj.oid):
+            return False
+        found, value = obj.cls.lookup(attr)
+        return found and isinstance(value, FuncVal)
+
+    def lacks(self, obj: Obj, attr: str, state: State) -> bool:
+        """Whether reading `obj.attr` raises AttributeError in Python: neither the instance nor a
+        class of its MRO holds it, no class of the MRO has `__getattr__`, every base is in the tree,
+        and no write through a value not known (`_write_anywhere`) may have given it the attribute."""
+        if attr in state.attrs(obj.oid) or attr.startswith("__") or attr in self.written_anywhere \
+                or ANY_ATTRIBUTE in self.written_anywhere:
+            return False
+        mro = obj.cls.mro()
+        if any(not (isinstance(b, ClassVal) or (isinstance(b, External) and b.path == "builtins.object"))
+               for c in mro for b in c.bases):
+            return False
+        return not any(name in c.attrs for c in mro for name in (attr, "__getattr__", "__getattribute__"))
+
     def _outside_class_value(self, cls: ClassVal, attr: str) -> Any:
         """An attribute an outside base gives every class built on it, as rules/world.toml
         [values] describes it (`msgspec.Struct.__struct_fields__`: the field names, in order;
@@ -93,7 +114,14 @@ class ExpressionsMixin(InterpreterParts):
         if isinstance(base, Unknown) and _objects(base):
             # an attribute of one of several known records is that record's attribute (a None
             # option would raise AttributeError: that path does not go on)
-            values = [self.getattr(o, attr, state, module, node) for o in base.options or () if o is not None]
+            options = [o for o in base.options or () if o is not None]
+            if any(self.method_of(o, attr, state) for o in options):
+                # a method one option's class defines and another's lacks outright: on the path
+                # where the object is the other one, Python raises AttributeError; that path does
+                # not go on (0.5.10 `self.req_to_token_pool.mamba2_layer_cache(...)`, a pool with
+                # or without mamba layers as the paths joined)
+                options = [o for o in options if not self.lacks(o, attr, state)] or options
+            values = [self.getattr(o, attr, state, module, node) for o in options]
             value = join_values(values, f"{base.why}.{attr}")
             if isinstance(value, Unknown) and base.needs:
                 value = Unknown(value.why, value.needs | base.needs, value.options, value.truth)

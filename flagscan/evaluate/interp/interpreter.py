@@ -113,6 +113,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         self.external_writes: dict[str, Any] = {}
         # Instances whose outside base was given what may be the model's objects (CallsMixin.hand_over).
         self.handed: set[int] = set()
+        # Attribute names written through a value not known (`_write_anywhere`): any object may hold them.
+        self.written_anywhere: set[str] = set()
         # What a statement-level `yield` does in the generator frame being run (generators.py).
         self._sinks: list[Any] = []
         # The locals of the callers of the function being run (innermost last), for `forget`.
@@ -592,6 +594,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         class's, a module's global) may now hold `value` or its old value. An object that does not
         hold it reads it as not known anyway."""
         why = f".{attr} written through a value not known"
+        self.written_anywhere.add(attr)
         for oid in [oid for oid, attrs in state.heap.items() if oid >= 0 and attr in attrs]:
             attrs = state.writable(oid)
             attrs[attr] = join_values([attrs[attr], value], why)

@@ -62,6 +62,7 @@ class InterpreterParts(Protocol):
     assumed_needs: dict[str, frozenset[str]]
     external_writes: dict[str, Any]
     handed: set[int]
+    written_anywhere: set[str]
 
     # -- the core (interpreter.py)
     def give_up(self, construct: str, module: ModuleVal | None = None, line: int = 0,

@@ -16,6 +16,11 @@ if TYPE_CHECKING:
     BuiltinFn = Callable[[InterpreterParts, State, list[Any], dict[str, Any], "ModuleVal", int], Any]
 
 
+# In `Interpreter.written_anywhere`: an attribute written under a name not known (`setattr(obj, name, v)`),
+# so any object may hold any attribute flagscan did not see written.
+ANY_ATTRIBUTE = "*"
+
+
 class Unknown:
     """A value that cannot be known from what was given.
 
