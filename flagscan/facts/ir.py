@@ -319,9 +319,20 @@ def dotted(node: Any, names: dict[str, str] | None = None) -> str | None:
 V = TypeVar("V", bound=tuple[Any, ...])
 
 
+_FIELDS: dict[type[Any], int] = {}
+_tuple_new = tuple.__new__
+
+
 def view(shape: type[V], node: Node) -> V:
     """The node's listed positions as `shape`'s named fields (extras after them are ignored)."""
-    return shape(*node[1:1 + len(shape._fields)])  # type: ignore[attr-defined]  # a NamedTuple class
+    n = _FIELDS.get(shape)
+    if n is None:
+        n = _FIELDS[shape] = len(shape._fields)  # type: ignore[attr-defined]  # a NamedTuple class
+    if len(node) > n:
+        # every field is given: the tuple is built without the NamedTuple's own __new__ (most of
+        # what a view costs, and views are built for each node the extraction and the interpreter see)
+        return _tuple_new(shape, node[1:1 + n])
+    return shape(*node[1:1 + n])
 
 
 # Each kind's shape, for the test that checks lowered modules against these views.
