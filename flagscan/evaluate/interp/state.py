@@ -301,7 +301,10 @@ def same(a: Any, b: Any) -> bool:
 
 def join_values(values: list[Any], why: str) -> Any:
     first = values[0]
-    if all(same(first, v) for v in values[1:]):
+    if len(values) == 2:
+        if same(first, values[1]):
+            return first
+    elif all(same(first, v) for v in values[1:]):
         return first
     if all(isinstance(v, list) for v in values):
         joined = _join_lists(values)
@@ -490,6 +493,16 @@ def _join_keyed(maps: list[dict[str, Any]], why: str, lacking: str) -> dict[str,
     """Key by key; a key some maps lack is `lacking` there (an unknown). A key bound to the same
     object in every map keeps it without a join."""
     out: dict[str, Any] = {}
+    if len(maps) == 2:   # most joins: two paths, whose maps mostly hold the same objects
+        a, b = maps
+        for key, va in a.items():
+            vb = b.get(key, _MISSING)
+            out[key] = va if va is vb else join_values(
+                [va, Unknown(f"{key} {lacking}") if vb is _MISSING else vb], why)
+        for key, vb in b.items():
+            if key not in a:
+                out[key] = join_values([Unknown(f"{key} {lacking}"), vb], why)
+        return out
     for key in set().union(*(m.keys() for m in maps)):
         vals = [m.get(key, _MISSING) for m in maps]
         first = vals[0]
