@@ -66,6 +66,14 @@ CASES = {
                                        "--", "--model-path", "Qwen/Qwen3.5-122B-A10B-FP8", "--speculative-algorithm",
                                        "NEXTN", "--speculative-num-steps", "3", "--speculative-eagle-topk", "1",
                                        "--speculative-num-draft-tokens", "4", "--attention-backend", "trtllm_mha"),
+    # the serving phase's GDN backend, handed a request pool that is the hybrid one or the plain one as
+    # the draft's unknown config joined the paths, stores into the mamba pool's conv cache
+    "kimi-k2.5-eagle3-0.5.10": ("0.5.10", "--gpu", "h200", "--gpu-count", "8", "--model-config",
+                                "tests/data/startup/models/kimi-k2.5", "--", "--model-path", "moonshotai/Kimi-K2.5",
+                                "--tp", "8", "--speculative-algorithm", "EAGLE3", "--speculative-draft-model-path",
+                                "lightseekorg/kimi-k2.5-eagle3", "--speculative-num-steps", "3",
+                                "--speculative-eagle-topk", "1", "--speculative-num-draft-tokens", "4",
+                                "--trust-remote-code"),
     "mllama-0.5.10": ("0.5.10", "--gpu", "h100", "--model-arch", "MllamaForConditionalGeneration", "--",
                       "--model-path", "meta-llama/Llama-3.2-11B-Vision-Instruct"),
 }
