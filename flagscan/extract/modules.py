@@ -29,7 +29,9 @@ class ModuleInfo:
     name: str
     relpath: str
     tree: cst.Module
-    positions: Mapping[cst.CSTNode, CodeRange]
+    # libcst's positions of the module's nodes, computed at the first `line()` (most modules the
+    # inventory parses are read for constants only, and positions are most of what a parse costs)
+    wrapper: MetadataWrapper
     assigns: dict[str, list[cst.BaseExpression]] = field(default_factory=dict)
     augments: dict[str, list[cst.CSTNode]] = field(default_factory=dict)
     # Module-level `if` tests enclosing a binding (node -> tests, outermost first).
@@ -37,9 +39,12 @@ class ModuleInfo:
     imports: dict[str, tuple[str, str | None]] = field(default_factory=dict)
     classes: dict[str, cst.ClassDef] = field(default_factory=dict)
     functions: dict[str, cst.FunctionDef] = field(default_factory=dict)
+    _positions: Mapping[cst.CSTNode, CodeRange] | None = None
 
     def line(self, node: cst.CSTNode) -> int:
-        pos = self.positions.get(node)
+        if self._positions is None:
+            self._positions = self.wrapper.resolve(PositionProvider)
+        pos = self._positions.get(node)
         return pos.start.line if pos is not None else 0
 
     def code(self, node: cst.CSTNode) -> str:
@@ -164,10 +169,8 @@ class SourceIndex:
             tree = cst.parse_module(text)
         except (UnicodeDecodeError, cst.ParserSyntaxError, OSError) as exc:
             raise ParseFailure(f"{path}: {type(exc).__name__}") from exc
-        wrapper = MetadataWrapper(tree, unsafe_skip_copy=True)
-        positions = wrapper.resolve(PositionProvider)
         relpath = path.relative_to(self.root).as_posix()
-        info = ModuleInfo(dotted, relpath, tree, positions)
+        info = ModuleInfo(dotted, relpath, tree, MetadataWrapper(tree, unsafe_skip_copy=True))
         _index_statements(info, list(tree.body))
         return info
 
