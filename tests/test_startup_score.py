@@ -45,6 +45,9 @@ CAUGHT = (
     # serving, possible (the draft's config.json): the draft worker's runner turns chunked prefix
     # caching off on the settings both share, and batches are served once both are built, 0.5.10
     "kimi-k2.5-eagle3-draft-disables-chunked-prefix-cache-fa3",
+    # startup crash, 0.5.14: the vision tower's config built by PretrainedConfig.from_dict, each of
+    # its 28 blocks asking for fa3 on Blackwell; the model takes ~420,000 steps to build
+    "mimo-v2.5-vision-fa3-blackwell",
 )
 # Releases whose known-good entries were all measured without a certain rejection (all 21 entries but FALSE_ALARMS).
 GOOD_RELEASES = ("0.5.5", "0.5.6.post1", "0.5.10", "0.5.14", "0.5.20", "0.5.23")

@@ -11,7 +11,7 @@ from flagscan.evaluate.interp.base import Dead
 from flagscan.evaluate.interp.interpreter import Interpreter
 from flagscan.evaluate.interp.state import State
 from flagscan.evaluate.interp.values import EnumMember, ModuleVal, Obj, Unknown
-from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_self
+from flagscan.evaluate.startup.outside import OutsideBaseMethods, outside_constructs, outside_self
 from flagscan.evaluate.startup.run import GlobalWrites
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
@@ -66,8 +66,9 @@ def test_a_method_the_rules_do_not_name_stays_unknown(tmp_path) -> None:
 
 def test_the_outside_base_methods_are_rule_data_with_a_schema() -> None:
     rules = load("startup")["outside_base"]
-    assert rules and all(r["base"].count(".") >= 1 and r["returns_self"] for r in rules)
-    assert all(m.isidentifier() for r in rules for m in r["returns_self"])
+    assert rules and all(r["base"].count(".") >= 1 and (r.get("returns_self") or r.get("constructs")) for r in rules)
+    assert all(m.isidentifier() for r in rules for m in [*r.get("returns_self", ()), *r.get("constructs", ())])
+    assert set().union(*(r.keys() for r in rules)) <= {"base", "call", "returns_self", "stores", "constructs"}
 
 
 LAZY = """
@@ -301,3 +302,33 @@ def test_calling_a_module_whose_forward_was_written_through_a_value_not_known_gi
     assert isinstance(main(PATCHED_FORWARD, tmp_path), Unknown)
     # unpatched, the instance's forward runs
     assert main(PATCHED_FORWARD.replace("    install(unknown_module)\n", ""), tmp_path / "plain") == 1
+
+
+FROM_DICT = """
+from transformers import PretrainedConfig
+
+class VisionConfig(PretrainedConfig):
+    def __init__(self, depth=28, hidden_size=1280, **kwargs):
+        super().__init__(**kwargs)
+        self.depth = depth
+        self.hidden_size = hidden_size
+
+def main():
+    config = VisionConfig.from_dict({"depth": 24, "num_heads": 16})
+    return config.depth, config.hidden_size
+"""
+
+
+class _Constructs(_Startup):
+    constructs = outside_constructs(load("startup"))
+
+
+def test_a_config_class_built_from_a_dict_runs_its_own_init(tmp_path) -> None:
+    # 0.5.14 mimo_v2.py: `MiMoVLVisionConfig.from_dict(vision_config)`, transformers'
+    # PretrainedConfig.from_dict being `cls(**config_dict)`: the depth is the dict's, the rest the defaults
+    assert _call(tmp_path, FROM_DICT, _Constructs) == (24, 1280)
+    # without the rule (or for a dict not known) what it builds is not known
+    assert all(isinstance(v, Unknown) for v in _call(tmp_path / "off", FROM_DICT, _Startup))
+    unknown_dict = FROM_DICT.replace('{"depth": 24, "num_heads": 16}', 'dict(os.environ)').replace(
+        "from transformers", "import os\nfrom transformers")
+    assert all(isinstance(v, Unknown) for v in _call(tmp_path / "unknown", unknown_dict, _Constructs))

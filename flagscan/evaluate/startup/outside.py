@@ -15,7 +15,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from flagscan.evaluate.interp.values import BoundMethod, Builtin, ClassVal, External, FuncVal, Obj, Unknown
+from flagscan.evaluate.interp.values import BoundMethod, Builtin, ClassVal, External, FuncVal, Maybe, Obj, Unknown
 
 
 def outside_self(rules: dict[str, Any]) -> dict[str, frozenset[str]]:
@@ -36,6 +36,11 @@ def outside_bases(cls: ClassVal) -> list[str]:
 def outside_stores(rules: dict[str, Any]) -> dict[str, frozenset[str]]:
     """{outside class path: the methods whose `m(name, value)` sets attribute `name`} from rules/startup.toml."""
     return {r["base"]: frozenset(r.get("stores", ())) for r in rules.get("outside_base", [])}
+
+
+def outside_constructs(rules: dict[str, Any]) -> dict[str, frozenset[str]]:
+    """{outside class path: the class methods whose `C.m(d)` is `C(**d)`} from rules/startup.toml."""
+    return {r["base"]: frozenset(r.get("constructs", ())) for r in rules.get("outside_base", [])}
 
 
 def outside_calls(rules: dict[str, Any]) -> dict[str, str]:
@@ -59,6 +64,7 @@ class OutsideBaseMethods(_Combined):
     returns_self: ClassVar[dict[str, frozenset[str]]] = {}  # set per interpreter class from rules/startup.toml
     calls: ClassVar[dict[str, str]] = {}                    # likewise
     stores: ClassVar[dict[str, frozenset[str]]] = {}        # likewise
+    constructs: ClassVar[dict[str, frozenset[str]]] = {}    # likewise
 
     def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], state: State, module: ModuleVal,
              node: Any = None, line: int = 0) -> Any:
@@ -97,6 +103,9 @@ class OutsideBaseMethods(_Combined):
         return None
 
     def getattr(self, base: Any, attr: str, state: State, module: ModuleVal, node: Any = None) -> Any:
+        if self.constructs and isinstance(base, ClassVal) and not base.lookup(attr)[0] \
+                and any(attr in self.constructs.get(p, ()) for p in outside_bases(base)):
+            return Builtin(f"{base.name}.{attr}", _construct_from_dict(base))
         if (self.returns_self or self.stores) and isinstance(base, Obj) and attr not in state.attrs(base.oid):
             found, _ = base.cls.lookup(attr)
             bases = outside_bases(base.cls) if not found else []
@@ -122,6 +131,21 @@ class OutsideBaseMethods(_Combined):
                 and outside_bases(obj.cls):
             return
         super().delete_attr(obj, attr, state, module, line)
+
+
+def _construct_from_dict(cls: ClassVal) -> Any:
+    """`Cls.from_dict(d, **kw)` of a tree class whose outside base builds it so (transformers'
+    PretrainedConfig.from_dict is `cls(**config_dict)`; 0.5.14 mimo_v2.py builds its vision
+    tower from `MiMoVLVisionConfig.from_dict(vision_config)`): the class is called with the
+    dict's items as keyword arguments. A dict not known, or a key that is no string, leaves
+    the result not known, as an outside method's result is."""
+    def construct(interp: Any, state: Any, args: list[Any], kwargs: dict[str, Any], module: Any, line: int) -> Any:
+        items = interp.deref(args[0], state) if len(args) == 1 else None
+        if not isinstance(items, dict) or not all(isinstance(k, str) for k in items) \
+                or any(isinstance(v, Maybe) for v in items.values()):
+            return Unknown(f"{cls.name}.from_dict(...)", getattr(items, "needs", frozenset()))
+        return interp.call(cls, [], {**items, **kwargs}, state, module, None, line)
+    return construct
 
 
 def _store_attribute(obj: Obj) -> Any:

@@ -417,6 +417,7 @@ def run_entries(interp: StartupInterpreter, state: State, record: Obj, rules: di
     interp.unreported = (config_prefixes, frozenset(rules.get("serving_batch", {}).get("kinds", ())))
     if isinstance(interp.world, ProcessGroups):
         interp.world.dist_on = True  # torch.distributed's default group is made by the startup code
+    budget = int(rules.get("startup_budget", {}).get("steps", interp.call_budget))
     built: dict[str, Any] = {}  # entry name -> what it built (an "entry:NAME" value of a later entry)
     served: list[tuple[Any, dict[str, Any]]] = []  # the entries built, whose objects then serve batches
     for entry in rules.get("entry", []):
@@ -434,6 +435,7 @@ def run_entries(interp: StartupInterpreter, state: State, record: Obj, rules: di
         if method and not isinstance(cls.lookup(method)[1], FuncVal):
             continue  # the release's class has no such step: nothing is built there
         interp.steps = 0
+        interp.call_budget = budget
         interp.notes = []
         completed = True
         instance = None
