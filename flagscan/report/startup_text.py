@@ -57,9 +57,14 @@ def render(startup: StartupResult | None) -> list[str]:
         mark = "" if w.certain else " (uncertain)"
         lines.append(f"  {dest} = {json.dumps(jsonable(w.value), default=str)}{mark}  [changed at startup]")
         lines.append(f"      {w.location} {w.handler}" + (f" if {w.condition}" if w.condition else ""))
-    for why in startup.stopped:
+    for why in dict.fromkeys(startup.stopped):
         lines.append(f"  startup not analysed: {why}")
-    followed = "followed to the end" if startup.completed else "ends in a raise on every path"
+    if not startup.completed:
+        followed = "ends in a raise on every path"
+    elif any("budget" in why for why in startup.stopped):
+        followed = "followed until its step budget ran out (what comes after is not analysed)"
+    else:
+        followed = "followed to the end"
     lines.append(f"  startup: {followed}; {startup.run_dependent} raise(s) depend on the run, not the configuration;"
                  f" {len(startup.not_followed)} place(s) not followed")
     lines.extend(f"      {place}" for place in sorted(startup.not_followed))

@@ -202,3 +202,15 @@ def test_resolve_text_names_the_modes_the_batches_had() -> None:
     result = StartupResult(serving={"methods": 3, "modes": [], "not_built": [], "exhausted": []})
     (line,) = [x for x in render(result) if "serving:" in x]
     assert "whose forward mode is not known" in line
+
+
+def test_a_startup_run_that_spent_its_budget_does_not_say_it_was_followed_to_the_end() -> None:
+    from flagscan.evaluate.startup.results import StartupResult
+    from flagscan.report.startup_text import render
+
+    spent = StartupResult(completed=True, stopped=["f: analysis budget exhausted"] * 3)
+    lines = render(spent)
+    assert lines.count("  startup not analysed: f: analysis budget exhausted") == 1
+    assert any("step budget ran out" in line for line in lines)
+    assert not any("followed to the end" in line for line in lines)
+    assert any("followed to the end" in line for line in render(StartupResult(completed=True)))
