@@ -124,3 +124,26 @@ def test_an_object_sentinel_is_told_apart_by_identity(cache) -> None:
     assert [r["certain"] for r in _startup(doc)] == [True]
     # not even counted as depending on the run: the only such raise is the NCCL port's
     assert doc["startup"]["run_dependent_raises"] == 1
+
+
+@pytest.mark.parametrize("steps", [20, 50, 80])
+def test_a_startup_entry_that_spends_its_budget_says_so_and_rejects_nothing_for_certain(steps, tmp_path,
+                                                                                       monkeypatch) -> None:
+    # rules/startup.toml [startup_budget]: where the budget runs out, nothing after it is followed (a call
+    # cut short leaves what it would have written unwritten, so a later step would read a half-built
+    # object: the fixture's published() would raise for certain on settings never published)
+    import copy
+
+    import flagscan.evaluate.startup.predict as predict
+
+    real = predict.load
+
+    def load(name: str):
+        rules = real(name)
+        return {**copy.deepcopy(rules), "startup_budget": {"steps": steps}} if name == "startup" else rules
+
+    monkeypatch.setattr(predict, "load", load)
+    code, doc = _resolve(tmp_path, "--gpu", "sm70", "--model-config", LLAMA, "--",
+                         "--model-path", "m", "--attention-backend", "triton")
+    assert code == 0 and doc["rejections"] == []
+    assert any("budget exhausted" in why for why in doc["startup"]["stopped"])
