@@ -398,6 +398,18 @@ def _then(interp: StartupInterpreter, state: State, instance: Any, name: str, mo
     interp.call(interp.getattr(instance, name, state, module), [], {}, state, module)
 
 
+def _budget_spent(entry: str, budget: int, notes: list[str]) -> list[str]:
+    """Where the entry's step budget ran out, said once: each call on the stack when it ran out
+    notes it (`QUALNAME: analysis budget exhausted`, the innermost first), and nothing after
+    that point is followed."""
+    spent = [n.rsplit(": analysis budget exhausted", 1)[0] for n in notes if n.endswith(": analysis budget exhausted")]
+    if not spent:
+        return []
+    cut = f" ({len(spent)} calls cut short)" if len(spent) > 1 else ""
+    return [f"the {entry}: analysis budget exhausted ({budget} steps) in {spent[0]}; nothing after it is "
+            f"followed{cut}"]
+
+
 def _params(cls: ClassVal) -> set[str] | None:
     found, init = cls.lookup("__init__")
     if not found or not isinstance(init, FuncVal):
@@ -458,10 +470,10 @@ def run_entries(interp: StartupInterpreter, state: State, record: Obj, rules: di
             completed = False
         except Budget:
             completed = False
-            result.stopped.append(f"{entry['name']}: analysis budget exhausted")
+            interp.notes.append(f"{entry['class']}: analysis budget exhausted")  # outside any call
         result.completed = result.completed or completed
         result.steps += interp.steps
-        result.stopped.extend(n for n in interp.notes if "budget" in n)
+        result.stopped.extend(_budget_spent(entry["name"], budget, interp.notes))
         raised, state.raised = list(state.raised), []
         survival = frozenset(getattr(interp, "survival", ()))
         for s, exc in raised:
