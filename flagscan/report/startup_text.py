@@ -59,15 +59,19 @@ def render(startup: StartupResult | None) -> list[str]:
         lines.append(f"      {w.location} {w.handler}" + (f" if {w.condition}" if w.condition else ""))
     for why in dict.fromkeys(startup.stopped):
         lines.append(f"  startup not analysed: {why}")
+    spent = any("budget" in why for why in startup.stopped)
+    # each call the budget cut short is a place not followed (JSON keeps them all); said once above
+    places = [p for p in startup.not_followed if not (spent and "the step budget" in p)]
     if not startup.completed:
         followed = "ends in a raise on every path"
-    elif any("budget" in why for why in startup.stopped):
+    elif spent:
         followed = "followed until its step budget ran out (what comes after is not analysed)"
     else:
         followed = "followed to the end"
+    other = "other " if spent else ""
     lines.append(f"  startup: {followed}; {startup.run_dependent} raise(s) depend on the run, not the configuration;"
-                 f" {len(startup.not_followed)} place(s) not followed")
-    lines.extend(f"      {place}" for place in sorted(startup.not_followed))
+                 f" {len(places)} {other}place(s) not followed")
+    lines.extend(f"      {place}" for place in sorted(places))
     served = startup.serving
     if served:
         spent = f"; step budget spent in {', '.join(served['exhausted'])}" if served.get("exhausted") else ""

@@ -208,8 +208,12 @@ def test_a_startup_run_that_spent_its_budget_does_not_say_it_was_followed_to_the
     from flagscan.evaluate.startup.results import StartupResult
     from flagscan.report.startup_text import render
 
-    spent = StartupResult(completed=True, stopped=["f: analysis budget exhausted"] * 3)
+    spent = StartupResult(completed=True, stopped=["f: analysis budget exhausted"] * 3,
+                          not_followed=["analysis stopped at a.py:1: the step budget (9) in f; what it returns or "
+                                        "writes is unknown", "analysis stopped at b.py:2: recursion of g"])
     lines = render(spent)
+    assert not any("a.py:1" in line for line in lines) and any("b.py:2" in line for line in lines)
+    assert any("1 other place(s) not followed" in line for line in lines)
     assert lines.count("  startup not analysed: f: analysis budget exhausted") == 1
     assert any("step budget ran out" in line for line in lines)
     assert not any("followed to the end" in line for line in lines)
