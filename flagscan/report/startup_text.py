@@ -59,16 +59,16 @@ def render(startup: StartupResult | None) -> list[str]:
         lines.append(f"      {w.location} {w.handler}" + (f" if {w.condition}" if w.condition else ""))
     for why in dict.fromkeys(startup.stopped):
         lines.append(f"  startup not analysed: {why}")
-    spent = any("budget" in why for why in startup.stopped)
+    out_of_budget = any("budget" in why for why in startup.stopped)
     # each call the budget cut short is a place not followed (JSON keeps them all); said once above
-    places = [p for p in startup.not_followed if not (spent and "the step budget" in p)]
+    places = [p for p in startup.not_followed if not (out_of_budget and "the step budget" in p)]
     if not startup.completed:
         followed = "ends in a raise on every path"
-    elif spent:
+    elif out_of_budget:
         followed = "followed until its step budget ran out (what comes after is not analysed)"
     else:
         followed = "followed to the end"
-    other = "other " if spent else ""
+    other = "other " if out_of_budget else ""
     lines.append(f"  startup: {followed}; {startup.run_dependent} raise(s) depend on the run, not the configuration;"
                  f" {len(places)} {other}place(s) not followed")
     lines.extend(f"      {place}" for place in sorted(places))
