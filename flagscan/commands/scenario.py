@@ -17,7 +17,7 @@ if TYPE_CHECKING:
 def scenario_options(fn: F) -> F:
     opts = [
         click.option("--gpu", "gpu", metavar="NAME|smNN|X.Y|auto", default=None,
-                     help="GPU: a GPU-table name (h200, b200, rtx-pro-6000, mi300x...), a compute capability, or auto."),
+                     help="GPU: a GPU-table name (h200, b200, rtx-pro-6000, t4, mi300x...) or the name nvidia-smi prints, a compute capability, or auto."),
         click.option("--gpu-count", type=int, default=None, help="Number of GPUs on the node."),
         click.option("--gpu-memory", default=None, metavar="SIZE", help="Memory per GPU (143771MiB, 140GiB, 96GB)."),
         click.option("--gpu-name", default=None, help="Device name as torch reports it (\"NVIDIA H200\")."),

@@ -48,6 +48,9 @@ def _aliases() -> dict[str, str]:
         out[key] = key
         for alias in entry.get("aliases", []):
             out[alias] = key
+    for key, entry in table().items():
+        # the name nvidia-smi / torch print ("NVIDIA H100 80GB HBM3"), pasted as it is shown
+        out.setdefault(" ".join(entry["name"].lower().split()), key)
     return out
 
 
@@ -88,7 +91,7 @@ def parse_memory(text: str) -> int:
 def profile_from_spec(spec: str, *, count: int | None = None, memory: str | None = None,
                       name: str | None = None, cuda: str | None = None) -> GpuProfile:
     """`h200`, `sm90`, `9.0`, `12.0`; then the overrides of --gpu-count/-memory/-name/--cuda."""
-    key = spec.strip().lower()
+    key = " ".join(spec.strip().lower().split())
     aliases = _aliases()
     if key in aliases:
         profile = from_entry(aliases[key])
@@ -97,7 +100,7 @@ def profile_from_spec(spec: str, *, count: int | None = None, memory: str | None
         if from_capability is None:
             close = difflib.get_close_matches(key, list(aliases), n=3, cutoff=0.5)
             hint = f"; did you mean {', '.join(close)}?" if close else ""
-            raise HardwareError(f"unknown GPU {spec!r} (a name from the GPU table, smNN, or a compute "
+            raise HardwareError(f"unknown GPU {spec!r} (a name from the GPU table or as nvidia-smi prints it, smNN, or a compute "
                                 f"capability such as 9.0){hint}")
         profile = from_capability
     return with_overrides(profile, count=count, memory=memory, name=name, cuda=cuda)

@@ -26,6 +26,9 @@ def test_every_entry_is_a_profile_and_matches_its_own_name(key: str) -> None:
     assert profile.capability == tuple(entry["capability"]) and profile.memory_mib == entry["memory_mib"]
     for alias in entry.get("aliases", []):
         assert profile_from_spec(alias).capability == profile.capability
+    # the name as nvidia-smi / torch print it, pasted into --gpu
+    assert profile_from_spec(entry["name"]).name == entry["name"]
+    assert profile_from_spec(f"  {entry['name'].upper()} ").memory_mib == entry["memory_mib"]
     if entry["vendor"] == "nvidia":
         found = match_table(entry["name"], tuple(entry["capability"]), entry["memory_mib"])
         assert (found.key, found.exact) == (key, True)
