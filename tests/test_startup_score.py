@@ -87,3 +87,16 @@ def test_a_known_good_deployment_gets_no_certain_rejection(entry, real_cache_dir
     # nor a possible failure while serving, but where measured (a batch of a mode SGLang may send)
     serving = sorted(r["location"] for r in doc["rejections"] if r.get("phase") == "serving")
     assert serving == SERVING_ON_GOOD.get(entry["id"], []), serving
+
+
+def test_the_startup_budget_covers_mimo_and_says_where_glm_runs_out(real_cache_dir) -> None:
+    # the README's figures for rules/startup.toml [startup_budget] (1,000,000 steps): MiMo-V2.5 builds in
+    # more than the former 400,000 and within the budget; GLM-5.2 NVFP4 (78 layers, 156 exclude patterns)
+    # spends it while matching its layers' names, and says so once
+    incidents = {e["id"]: e for e in bench.load("incidents")}
+    mimo = _run(incidents["mimo-v2.5-vision-fa3-blackwell"], real_cache_dir)
+    assert 400_000 < mimo["startup"]["steps"] < 1_000_000 and mimo["startup"]["stopped"] == []
+    glm = _run(incidents["glm5.2-nvfp4-rtx-pro-6000-prefill-graph-trtllm-fmha"], real_cache_dir)
+    (spent,) = glm["startup"]["stopped"]
+    assert spent.startswith("the TP worker: analysis budget exhausted (1000000 steps) in "
+                            "sglang.srt.layers.quantization.modelopt_quant.ModelOptQuantConfig.is_layer_excluded")
