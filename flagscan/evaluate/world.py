@@ -160,6 +160,38 @@ class World:
         return Unknown(f"${key}" if isinstance(key, str) else "environment variable",
                        {f"env:{key}"} if isinstance(key, str) else {"env"})
 
+    def offline(self) -> Any:
+        """Whether the launch turned the outside clients' offline mode on (rules/world.toml
+        [offline]): the first of its variables with a value decides; unknown when that value is."""
+        rule = load("world").get("offline", {})
+        for name in rule.get("env", ()):
+            value = self.env_get(name)
+            if isinstance(value, Unknown):
+                return value
+            if value:   # unset or empty: the next variable
+                return str(value).upper() in rule.get("true", ())
+        return False
+
+    def offline_call(self, path: str) -> Any:
+        """A call of an offline client (rules/world.toml [offline]) while offline mode is on: a
+        client class gives an instance (`huggingface_hub.HfApi()`), whose every method raises, as
+        each listed function does. None: not such a call, or offline mode not on for certain."""
+        rule = load("world").get("offline")
+        if not rule:
+            return None
+        clients = rule.get("clients", ())
+        method_of = next((c for c in clients if path.startswith(f"{c}().")), None)
+        if path not in clients and method_of is None and path not in rule.get("calls", ()):
+            return None
+        if self.offline() is not True:
+            return None
+        if path in clients:
+            return External(f"{path}()")
+        from flagscan.evaluate.interp.values import ExcVal, Raised
+
+        exc = rule["exception"]
+        return Raised(ExcVal(exc["name"], exc["message"], bases=tuple(exc.get("bases", ()))))
+
     # -- packages ------------------------------------------------------------------
     def module_present(self, module: str) -> Any:
         """Whether import name `module` is installed: True, False or unknown (needs package:NAME)."""
@@ -225,6 +257,9 @@ class World:
     def call_external(self, interp: InterpreterParts, func: External, args: list[Any], kwargs: dict[str, Any],
                       state: State, module: ModuleVal, line: int) -> Any:
         path = func.path
+        offline = self.offline_call(path)
+        if offline is not None:
+            return offline
         meaning = self.calls.get(path)
         if meaning is None:
             tail = path.rsplit(".", 1)[-1]

@@ -487,7 +487,8 @@ class StatementsMixin(InterpreterParts):
                 return handler
             types = self.eval(types_ir, state, module)
             names = [self._type_name(t) for t in (types if isinstance(types, tuple) else (types,))]
-            if any(n in ("Exception", "BaseException", name) or n == "" for n in names):
+            bases = exc.bases if isinstance(exc, ExcVal) else ()
+            if any(n in ("Exception", "BaseException", name) or n in bases or n == "" for n in names):
                 return handler
             exc_cls = exc.cls if isinstance(exc, ExcVal) else None
             if isinstance(exc_cls, ClassVal) and any(c.name in names for c in exc_cls.mro()):

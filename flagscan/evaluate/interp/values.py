@@ -316,6 +316,9 @@ class ExcVal:
     type_name: str
     message: Any
     cls: Any = None
+    # an outside exception's base classes by name (no ClassVal of the tree says them):
+    # `except OSError` catches huggingface_hub's OfflineModeIsEnabled, a ConnectionError
+    bases: tuple[str, ...] = ()
 
 
 @dataclass(eq=False)
