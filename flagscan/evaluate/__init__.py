@@ -73,6 +73,9 @@ def predict_in_background(root: Path, cache_dir: Path | None, inventory: Invento
     if pid == 0:  # the child: computes and stores, says nothing (the parent reports any failure itself)
         code = 1
         try:
+            from flagscan.extract.cache import no_collector
+
+            no_collector()
             from flagscan.progress import set_quiet
 
             set_quiet(True)

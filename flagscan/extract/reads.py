@@ -278,6 +278,9 @@ def _behind() -> None:
         os.nice(10)
     except OSError:
         pass
+    from flagscan.extract.cache import no_collector
+
+    no_collector()   # a worker lives for one cold read; its facts are sent back and dropped
 
 
 def _collect(tasks: list[_Task], started: tuple[Any, Iterable[_Outcome]] | None, files: dict[str, FileFacts],

@@ -63,7 +63,7 @@ def begin_startup(root: Path, cache_dir: Path | None, inventory: Inventory, valu
         return False
     from flagscan.evaluate.resolution.resolve import resolution_of
     from flagscan.evaluate.resolution.results import jsonable
-    from flagscan.extract.cache import cold_work_ahead
+    from flagscan.extract.cache import cold_work_ahead, no_collector
 
     cold_work_ahead()
     run, store, world = entry_run(root, cache_dir, inventory, given, scenario)
@@ -71,6 +71,7 @@ def begin_startup(root: Path, cache_dir: Path | None, inventory: Inventory, valu
     if pid == 0:  # the child: the startup entries, into the cache; it says nothing (the parent reports)
         code = 1
         try:
+            no_collector()
             from flagscan.progress import set_quiet
 
             set_quiet(True)
