@@ -1,0 +1,41 @@
+"""The motivating unit on the newest release (0.5.23) on an H200 with no model config: the README's
+figures, and what the unit's HF_HUB_OFFLINE=1 decides (rules/world.toml [offline]): 0.5.23's
+lookup of a GGUF file on the Hub returns None for certain, so the model path is the one given."""
+
+from __future__ import annotations
+
+import pytest
+
+from flagscan.lint import lint_file
+from tests.lint.helpers import UNITS, options
+
+pytestmark = pytest.mark.real
+
+
+def _summary(result, code: str) -> str:
+    return next(d.message for d in result.diagnostics if d.code == code and "depend on the model" in d.message)
+
+
+def _stopped(result) -> list[str]:
+    return [d.message for d in result.diagnostics if d.code == "FS402"]
+
+
+def test_offline_unit_on_the_newest_release(real_cache_dir) -> None:
+    result = lint_file(str(UNITS / "sglang-qwen.service"), options("0.5.23", real_cache_dir, select=()))
+    assert len(result.diagnostics) == 12
+    assert _summary(result, "FS302").startswith("145 start-up check(s) depend on the model")
+    assert _summary(result, "FS401").startswith("38 setting(s) SGLang may change depend on the model")
+    # the model path is no URL: the remote connectors are not followed
+    assert not [m for m in _stopped(result) if "connector" in m]
+
+
+def test_online_the_same_unit_may_serve_a_gguf_file(real_cache_dir, tmp_path) -> None:
+    text = (UNITS / "sglang-qwen.service").read_text()
+    assert " HF_HUB_OFFLINE=1" in text
+    online = tmp_path / "sglang-qwen-online.service"
+    online.write_text(text.replace(" HF_HUB_OFFLINE=1", ""))
+    result = lint_file(str(online), options("0.5.23", real_cache_dir, select=()))
+    # the listing may name one .gguf file: the model path may be its download, which SGLang's
+    # is_remote_url does not decide, and the Redis connector's listing loop is followed
+    assert any("sglang/srt/connector/redis.py" in m for m in _stopped(result))
+    assert int(_summary(result, "FS302").split()[0]) > 145
