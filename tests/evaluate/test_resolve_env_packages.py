@@ -9,7 +9,7 @@ import pytest
 from click.testing import CliRunner
 
 from flagscan.cli import main
-from tests.evaluate.tree import SERVER_ARGS, resolve_json, write_tree
+from tests.evaluate.tree import resolve_json, with_handler, write_tree
 
 HANDLER = '''
     def _handle_environment(self):
@@ -34,9 +34,7 @@ HANDLER = '''
             self.prefill_backend = "old_flashinfer"
 '''
 
-TREE = SERVER_ARGS.replace("        self._handle_strategy()\n",
-                           "        self._handle_strategy()\n        self._handle_environment()\n"
-                           ).replace("    def modalities_text(self):", HANDLER.lstrip("\n") + "\n    def modalities_text(self):")
+TREE = with_handler(HANDLER)
 
 
 @pytest.fixture(scope="module")

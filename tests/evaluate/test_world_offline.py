@@ -12,7 +12,7 @@ from flagscan.evaluate.interp.values import External, Raised, Unknown
 from flagscan.evaluate.world import World
 from flagscan.hardware import profile_from_spec
 from flagscan.ruledata import load
-from tests.evaluate.tree import SERVER_ARGS, resolve_json, write_tree
+from tests.evaluate.tree import resolve_json, with_handler, write_tree
 
 RULE = load("world")["offline"]
 
@@ -72,9 +72,7 @@ HANDLER = '''
             self.buffer_size = 7
 '''
 
-TREE = SERVER_ARGS.replace("        self._handle_strategy()\n",
-                           "        self._handle_strategy()\n        self._handle_hub()\n"
-                           ).replace("    def modalities_text(self):", HANDLER.lstrip("\n") + "\n    def modalities_text(self):")
+TREE = with_handler(HANDLER)
 
 
 @pytest.fixture(scope="module")

@@ -145,6 +145,16 @@ def prepare_server_args(argv):
 '''
 
 
+def with_handler(handler: str) -> str:
+    """SERVER_ARGS with one more ServerArgs method, `handler` (its source, indented as a method,
+    starting `def _NAME(self):`), called after _handle_strategy."""
+    name = handler.strip().split("(", 1)[0].removeprefix("def ")
+    return SERVER_ARGS.replace("        self._handle_strategy()\n",
+                               f"        self._handle_strategy()\n        self.{name}()\n"
+                               ).replace("    def modalities_text(self):",
+                                         handler.lstrip("\n") + "\n    def modalities_text(self):")
+
+
 def write_tree(root: Path, server_args: str = SERVER_ARGS) -> Path:
     """The tree under `root` (a `sglang/` package), returned as the --sglang path."""
     pkg = root / "sglang"
