@@ -14,7 +14,8 @@ is), or for every release with --cold-all:
 - cold analysis: `report --gpu h200` on an empty facts cache, the release already
   downloaded (its tree copied into a fresh cache), with its peak RSS (limit 1 GiB), beside
   an ast-only parse of the same tree's .py files in the same run (limit 2.5x); and a cold
-  `lint --gpu h200` of the motivating unit (its startup phase included) against the same parse.
+  `lint --gpu h200` of the motivating unit (its startup phase included) against the same parse,
+  and of the same unit without its HF_HUB_OFFLINE=1 (the Hub then reachable to SGLang's code).
 PYTHONDONTWRITEBYTECODE costs every run the compilation of flagscan; the figures are
 meant with it unset, and the output says which it was.
 """
@@ -111,6 +112,14 @@ def bench(release: str, cache: str, cold_too: bool) -> None:
         cold_cache = fresh_cache_with(tree, cache, release, Path(tmp) / "cache")
         cold_lint = timed(["--cache-dir", cold_cache, "--sglang", release, "--offline", "lint", "--gpu", "h200",
                            str(UNIT)])
+    with tempfile.TemporaryDirectory() as tmp:
+        # the same unit without HF_HUB_OFFLINE=1: huggingface_hub may then reach the Hub, and
+        # SGLang's lookup of a GGUF file there (0.5.23) is not decided
+        online = Path(tmp) / "online.service"
+        online.write_text(UNIT.read_text().replace(" HF_HUB_OFFLINE=1", ""))
+        cold_cache = fresh_cache_with(tree, cache, release, Path(tmp) / "cache")
+        cold_online = timed(["--cache-dir", cold_cache, "--sglang", release, "--offline", "lint", "--gpu", "h200",
+                             str(online)])
         parse, files, parse_cpu = ast_parse(tree)
     print(f"  {'cold analysis (report --gpu h200)':40}: {shown(cold)}"
           f"  (peak RSS limit 1024 MiB: {verdict(cold[1], 1024)})")
@@ -120,6 +129,9 @@ def bench(release: str, cache: str, cold_too: bool) -> None:
     print(f"  {'cold lint of the unit (startup phase)':40}: {shown(cold_lint)}")
     print(f"  {'cold lint / ast-only parse':40}: {cold_lint[0] / parse:6.1f}x wall, "
           f"{cold_lint[3] / parse_cpu:4.1f}x CPU  (limit 2.5x: {verdict(cold_lint[0] / parse, 2.5)})")
+    print(f"  {'cold lint, unit without HF_HUB_OFFLINE':40}: {shown(cold_online)}")
+    print(f"  {'cold lint online / ast-only parse':40}: {cold_online[0] / parse:6.1f}x wall, "
+          f"{cold_online[3] / parse_cpu:4.1f}x CPU  (limit 2.5x: {verdict(cold_online[0] / parse, 2.5)})")
 
 
 def main(argv: list[str]) -> int:
