@@ -103,6 +103,7 @@ class World:
         self.sglang: dict[str, str] = rules["sglang"]
         self.packages: set[str] = set(rules["packages"].get(self.gpu.vendor, []))
         self.distinct: tuple[str, ...] = tuple(rules.get("distinct", {}).get("prefixes", ()))
+        self.offline_rule: dict[str, Any] = rules.get("offline", {})
 
     def distinct_objects(self, a: str, b: str) -> bool:
         """Whether two different dotted paths name different outside objects for certain: both are
@@ -163,7 +164,7 @@ class World:
     def offline(self) -> Any:
         """Whether the launch turned the outside clients' offline mode on (rules/world.toml
         [offline]): the first of its variables with a value decides; unknown when that value is."""
-        rule = load("world").get("offline", {})
+        rule = self.offline_rule
         for name in rule.get("env", ()):
             value = self.env_get(name)
             if isinstance(value, Unknown):
@@ -176,7 +177,7 @@ class World:
         """A call of an offline client (rules/world.toml [offline]) while offline mode is on: a
         client class gives an instance (`huggingface_hub.HfApi()`), whose every method raises, as
         each listed function does. None: not such a call, or offline mode not on for certain."""
-        rule = load("world").get("offline")
+        rule = self.offline_rule
         if not rule:
             return None
         clients = rule.get("clients", ())
