@@ -181,8 +181,8 @@ class World:
         if not rule:
             return None
         clients = rule.get("clients", ())
-        method_of = next((c for c in clients if path.startswith(f"{c}().")), None)
-        if path not in clients and method_of is None and path not in rule.get("calls", ()):
+        of_a_client = any(path.startswith(f"{c}().") for c in clients)
+        if path not in clients and not of_a_client and path not in rule.get("calls", ()):
             return None
         if self.offline() is not True:
             return None
