@@ -73,7 +73,9 @@ def test_serving_entry_points_are_rule_data_with_a_schema() -> None:
         assert {"name", "entry", "objects", "methods", "batch"} <= set(rule)
         assert rule["entry"] in entries
         assert rule["objects"] and all(all(p.isidentifier() for p in o.split(".")) for o in rule["objects"])
-        assert set(rule) <= {"name", "entry", "objects", "methods", "batch", "mode_test", "layer"}
+        assert set(rule) <= {"name", "entry", "objects", "methods", "batch", "mode_test", "layer", "each", "context"}
+        assert set(rule.get("each", {})) <= {"index"}
+        assert all(set(c) == {"call", "args"} and c["call"].count(".") >= 2 for c in rule.get("context", []))
         assert rule["methods"] and all(m.isidentifier() for m in rule["methods"])
         assert rule["batch"] and all(b.isidentifier() for b in rule["batch"])
     kinds = data["serving_batch"]["kinds"]

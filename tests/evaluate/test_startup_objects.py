@@ -68,7 +68,7 @@ def test_the_outside_base_methods_are_rule_data_with_a_schema() -> None:
     rules = load("startup")["outside_base"]
     assert rules and all(r["base"].count(".") >= 1 and (r.get("returns_self") or r.get("constructs")) for r in rules)
     assert all(m.isidentifier() for r in rules for m in [*r.get("returns_self", ()), *r.get("constructs", ())])
-    assert set().union(*(r.keys() for r in rules)) <= {"base", "call", "returns_self", "stores", "constructs"}
+    assert set().union(*(r.keys() for r in rules)) <= {"base", "call", "returns_self", "stores", "constructs", "own"}
 
 
 LAZY = """

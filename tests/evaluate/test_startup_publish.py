@@ -11,7 +11,8 @@ from flagscan.evaluate.interp.base import Dead
 from flagscan.evaluate.interp.interpreter import Interpreter
 from flagscan.evaluate.interp.state import State
 from flagscan.evaluate.interp.values import ModuleVal, Obj, Unknown
-from flagscan.evaluate.startup.run import SurvivalTracking, _value
+from flagscan.evaluate.startup.run import SurvivalTracking
+from flagscan.evaluate.startup.specs import spec_value
 from flagscan.evaluate.world import World
 from flagscan.extract.irstore import ModuleStore
 from flagscan.hardware import profile_from_spec
@@ -68,16 +69,16 @@ def test_a_prelude_argument_may_be_an_instance_of_a_tree_class(tmp_path) -> None
     interp, state, _module = _setup(tmp_path)
     spec = {"class": "sglang.srt.runtime_context.SpawnRanks",
             "args": {"world_rank": "const:0", "gpu_id": "const:0", "not_a_parameter": "const:1"}}
-    ranks = _value(spec, None, interp, state)
+    ranks = spec_value(spec, None, interp, state)
     assert isinstance(ranks, Obj) and ranks.cls.name == "SpawnRanks"
     assert state.attrs(ranks.oid) == {"world_rank": 0, "dp_rank": None, "gpu_id": 0}
 
 
 def test_a_class_the_release_lacks_is_an_unknown_argument(tmp_path) -> None:
     interp, state, _module = _setup(tmp_path)
-    assert isinstance(_value({"class": "sglang.srt.runtime_context.Missing", "args": {}}, None, interp, state),
+    assert isinstance(spec_value({"class": "sglang.srt.runtime_context.Missing", "args": {}}, None, interp, state),
                       Unknown)
-    assert isinstance(_value({"class": "sglang.srt.absent.SpawnRanks", "args": {}}, None, interp, state), Unknown)
+    assert isinstance(spec_value({"class": "sglang.srt.absent.SpawnRanks", "args": {}}, None, interp, state), Unknown)
 
 
 def test_a_list_filled_on_some_paths_only_may_be_empty(tmp_path) -> None:

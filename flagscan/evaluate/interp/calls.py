@@ -149,6 +149,10 @@ class CallsMixin(InterpreterParts):
             obj = self.instantiate(func, [], {}, state, module, line)
             if isinstance(obj, Obj):
                 self.handed.add(obj.oid)
+                if func.is_namedtuple:   # each field from the arguments not known, or its default
+                    attrs = state.writable(obj.oid)
+                    for name, _spec in func.dataclass_fields():
+                        attrs[name] = Unknown(f"{func.name}.{name} (an argument not known)")
             return obj
         if not isinstance(func, (External, Unknown, Builtin)):
             return self.give_up(f"a call with {star} arguments not known ({self._text(node)[:80]})", module, line,
@@ -200,9 +204,10 @@ class CallsMixin(InterpreterParts):
             # `OrderedDict[int, Callable]()`, `Foo[T](...)`: Python calls the origin
             return self.call(func.origin, args, kwargs, state, module, node, line)
         if isinstance(func, LambdaVal):
+            # its parameters bound as a function's are: by position, by keyword, or their defaults
+            # (make_layers calls `layer_fn(idx=idx, prefix=...)` on a model's `lambda idx, prefix: ...`)
             local = dict(func.closure)
-            for (pname, _default, _), arg in zip(func.params, args):
-                local[pname] = arg
+            local.update(self.bind_arguments(func.params, func.module, args, kwargs, state))
             saved = state.locals
             state.locals = local
             try:
@@ -382,6 +387,11 @@ class CallsMixin(InterpreterParts):
         return raises
 
     def bind_params(self, fn: FuncVal, args: list[Any], kwargs: dict[str, Any], state: State) -> dict[str, Any]:
+        return self.bind_arguments(fn.ir["params"], fn.module, args, kwargs, state)
+
+    def bind_arguments(self, params: list[Any], module: ModuleVal, args: list[Any], kwargs: dict[str, Any],
+                       state: State) -> dict[str, Any]:
+        """The locals a function or lambda with `params` (defaults read in `module`) starts with."""
         local: dict[str, Any] = {}
         rest = list(args)
         extra_kw = dict(kwargs)
@@ -389,7 +399,7 @@ class CallsMixin(InterpreterParts):
         # (its value is then x's, not known) or keep its default; `**kw` holds what x may hold
         kw_rest = extra_kw.pop(_KW_REST, None)
         star_kw = None
-        for name, default, kind in fn.ir["params"]:
+        for name, default, kind in params:
             if kind in ("pos", "kw") and kw_rest is not None and not (kind == "pos" and rest) \
                     and name not in extra_kw:
                 local[name] = Unknown(f"{kw_rest.value.why} (keyword {name}, or its default)", kw_rest.value.needs)
@@ -404,7 +414,7 @@ class CallsMixin(InterpreterParts):
                 elif name in extra_kw:
                     local[name] = extra_kw.pop(name)
                 elif default is not None:
-                    local[name] = self.eval(default, state, fn.module)
+                    local[name] = self.eval(default, state, module)
                 else:
                     local[name] = Unknown(f"argument {name}")
             elif kind == "*":
@@ -417,7 +427,7 @@ class CallsMixin(InterpreterParts):
                 if name in extra_kw:
                     local[name] = extra_kw.pop(name)
                 elif default is not None:
-                    local[name] = self.eval(default, state, fn.module)
+                    local[name] = self.eval(default, state, module)
                 else:
                     local[name] = Unknown(f"argument {name}")
             elif kind == "**":
@@ -517,9 +527,11 @@ def _runs_code_on_construction(cls: ClassVal) -> bool:
     """Whether building an instance of `cls` runs analysed code or takes its arguments apart
     (an `__init__`/`__new__`/`__post_init__` of an analysed class, a dataclass, an enum, an
     exception), or the class has no outside base to build it."""
-    if cls.is_enum or cls.is_dataclass or _is_exception(cls) or not cls.has_outside_base():
+    if cls.is_enum or (cls.is_dataclass and not cls.is_namedtuple) or _is_exception(cls) \
+            or not cls.has_outside_base():
         return True
-    return any(c.is_dataclass or any(n in c.attrs for n in ("__init__", "__new__", "__post_init__"))
+    return any((c.is_dataclass and not c.is_namedtuple) or any(n in c.attrs for n in ("__init__", "__new__",
+                                                                                       "__post_init__"))
                for c in cls.mro())
 
 

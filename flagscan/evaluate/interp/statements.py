@@ -239,8 +239,12 @@ class StatementsMixin(InterpreterParts):
             tail = path.rsplit(".", 1)[-1]
             if tail in ("Enum", "IntEnum", "StrEnum", "Flag", "IntFlag") or (isinstance(base, ClassVal) and base.is_enum):
                 cls.is_enum = True
-            if tail == "Struct" or (isinstance(base, ClassVal) and base.is_dataclass):
+            if tail in ("Struct", "NamedTuple") or (isinstance(base, ClassVal) and base.is_dataclass):
+                # a record whose fields are its annotations, in order, each given by position or
+                # keyword or taking its default: a typing.NamedTuple builds its instances so too
                 cls.is_dataclass = True
+            if tail == "NamedTuple" or (isinstance(base, ClassVal) and base.is_namedtuple):
+                cls.is_namedtuple = True
         namespace: dict[str, Any] = {}
         saved = state.locals
         state.locals = namespace

@@ -238,6 +238,7 @@ class ClassVal:
     bases: list[Any]
     attrs: dict[str, Any] = field(default_factory=dict)
     is_dataclass: bool = False
+    is_namedtuple: bool = False   # a typing.NamedTuple: a record built without analysed code
     is_enum: bool = False
     # Fields of a record built at run time (msgspec.defstruct): (name, spec).
     value_fields: list[tuple[str, Any]] | None = None

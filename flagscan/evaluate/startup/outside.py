@@ -15,7 +15,17 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any, ClassVar
 
-from flagscan.evaluate.interp.values import BoundMethod, Builtin, ClassVal, External, FuncVal, Maybe, Obj, Unknown
+from flagscan.evaluate.interp.values import (
+    ANY_ATTRIBUTE,
+    BoundMethod,
+    Builtin,
+    ClassVal,
+    External,
+    FuncVal,
+    Maybe,
+    Obj,
+    Unknown,
+)
 
 
 def outside_self(rules: dict[str, Any]) -> dict[str, frozenset[str]]:
@@ -43,6 +53,12 @@ def outside_constructs(rules: dict[str, Any]) -> dict[str, frozenset[str]]:
     return {r["base"]: frozenset(r.get("constructs", ())) for r in rules.get("outside_base", [])}
 
 
+def outside_owns(rules: dict[str, Any]) -> dict[str, frozenset[str]]:
+    """{outside class path: the public attributes an instance of it holds of its own} from
+    rules/startup.toml (only the bases that list them)."""
+    return {r["base"]: frozenset(r["own"]) for r in rules.get("outside_base", []) if "own" in r}
+
+
 def outside_calls(rules: dict[str, Any]) -> dict[str, str]:
     """{outside class path: the method calling an instance runs} from rules/startup.toml."""
     return {r["base"]: r["call"] for r in rules.get("outside_base", []) if "call" in r}
@@ -65,6 +81,7 @@ class OutsideBaseMethods(_Combined):
     calls: ClassVar[dict[str, str]] = {}                    # likewise
     stores: ClassVar[dict[str, frozenset[str]]] = {}        # likewise
     constructs: ClassVar[dict[str, frozenset[str]]] = {}    # likewise
+    owns: ClassVar[dict[str, frozenset[str]]] = {}          # likewise
 
     def call(self, func: Any, args: list[Any], kwargs: dict[str, Any], state: State, module: ModuleVal,
              node: Any = None, line: int = 0) -> Any:
@@ -118,9 +135,20 @@ class OutsideBaseMethods(_Combined):
 
     def outside_may_hold(self, obj: Obj, name: str) -> bool:
         """A torch module (an outside base rules/startup.toml [[outside_base]] lists) holds
-        attributes of its own (`training`, parameters outside code registers)."""
+        attributes of its own (`training`, parameters registered under a name not known). Where
+        every outside base lists its own public attributes (`own`), a public name none lists is
+        held only if something may have given it: a register call or a write under a name not
+        known, or a write of that attribute through an object not known (0.5.12
+        `use_intel_amx_backend(layer)`, `getattr(layer, "use_intel_amx_backend", False)`, is False
+        for a GPU layer that CPU weight processing never marked)."""
+        bases = outside_bases(obj.cls)
         listed = self.returns_self.keys() | self.stores.keys() | self.calls.keys()
-        return any(p in listed for p in outside_bases(obj.cls))
+        if not any(p in listed for p in bases):
+            return False
+        if name.startswith("_") or not all(p in self.owns for p in bases) or any(name in self.owns[p] for p in bases):
+            return True
+        return obj.oid in self.__dict__.get("open_attrs", ()) or name in self.written_anywhere \
+            or ANY_ATTRIBUTE in self.written_anywhere
 
     def delete_attr(self, obj: Any, attr: str, state: State, module: ModuleVal, line: int) -> None:
         # nn.Module keeps parameters in its own tables (register_parameter), not as plain
@@ -157,6 +185,8 @@ def _store_attribute(obj: Obj) -> Any:
         name = values[0] if values else None
         if isinstance(name, str) and len(values) > 1:
             interp.setattr(obj, name, values[1], state, module, line, raw=True)
+        else:   # registered under a name not known: the instance may now hold any attribute
+            interp.__dict__.setdefault("open_attrs", set()).add(obj.oid)
         interp.hand_over(obj, values, {})   # torch keeps what it is given (`modules()` gives it back)
         return None
     return store

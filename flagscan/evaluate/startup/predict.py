@@ -140,11 +140,17 @@ def entry_run(root: Path, cache_dir: Path | None, inventory: Inventory, given: d
                                 dists=scenario.packages), Path(root), srules)
 
     from flagscan.evaluate.startup.interpreter import StartupInterpreter
-    from flagscan.evaluate.startup.outside import outside_calls, outside_constructs, outside_self, outside_stores
+    from flagscan.evaluate.startup.outside import (
+        outside_calls,
+        outside_constructs,
+        outside_owns,
+        outside_self,
+        outside_stores,
+    )
 
     class Interp(StartupInterpreter):
         returns_self, calls, stores = outside_self(srules), outside_calls(srules), outside_stores(srules)
-        constructs = outside_constructs(srules)
+        constructs, owns = outside_constructs(srules), outside_owns(srules)
 
     store = ModuleStore(root, cache_dir)
     return run_entry(store, inventory, given, world, rules, Interp), store, world

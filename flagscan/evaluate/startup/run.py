@@ -25,6 +25,7 @@ from flagscan.evaluate.interp.values import ClassVal, ExcVal, FuncVal, LazyImpor
 from flagscan.evaluate.startup.ranks import ProcessGroups, distributed
 from flagscan.evaluate.startup.results import StartupRaise, StartupResult, StartupWrite
 from flagscan.evaluate.startup.serving import batch_kind
+from flagscan.evaluate.startup.specs import dotted_object, init_params, spec_value
 from flagscan.evaluate.world import World
 from flagscan.facts import ir
 from flagscan.facts.ir import view
@@ -279,81 +280,6 @@ def startup_world(world: World, root: Path, rules: dict[str, Any]) -> StartupWor
     return out
 
 
-def _value(spec: str | dict[str, Any], record: Any, interp: Any = None, state: State | None = None,
-           built: dict[str, Any] | None = None) -> Any:
-    if isinstance(spec, dict):
-        if "call" in spec:
-            return _call_value(spec, record, interp, state, built)
-        return _instance(spec, record, interp, state, built)
-    if spec == "record":
-        return record
-    kind, _, text = spec.partition(":")
-    if kind == "unknown":
-        return Unknown(text, {f"runtime:{text}"})
-    if kind == "const":
-        if text in ("none", "true", "false"):
-            return {"none": None, "true": True, "false": False}[text]
-        return int(text) if re.fullmatch(r"-?\d+", text) else text
-    if kind == "setting" and state is not None and isinstance(record, Obj):
-        return state.attrs(record.oid).get(text, Unknown(f"setting {text}", {f"setting:{text}"}))
-    if kind == "entry" and state is not None:
-        # what an earlier entry built, or an attribute of it (`entry:TP worker.model_runner`)
-        name, *path = text.split(".")
-        value = (built or {}).get(name, Unknown(f"the {name} (not built)", {f"runtime:{name}"}))
-        for attr in path:
-            value = interp.deref(value, state) if interp is not None else value
-            value = state.attrs(value.oid).get(attr, Unknown(f"{name}.{attr}", {f"runtime:{name}"})) \
-                if isinstance(value, Obj) else Unknown(f"{name}.{attr}", {f"runtime:{name}"})
-        return value
-    raise ValueError(f"rules/startup.toml: unknown argument value {spec!r}")
-
-
-def _dotted(interp: Any, state: State, dotted: str) -> tuple[Any, ModuleVal | None]:
-    """The tree object a dotted path names (a module's global, then its attributes), and its module."""
-    parts = dotted.split(".")
-    for cut in range(len(parts) - 1, 0, -1):
-        module_name = ".".join(parts[:cut])
-        if not interp.store.module_file(module_name):
-            continue
-        module = interp.import_module(module_name, state)
-        if not isinstance(module, ModuleVal):
-            return None, None
-        value = interp.deref(module.globals.get(parts[cut]), state)
-        for attr in parts[cut + 1:]:
-            if value is None or isinstance(value, Unknown):
-                return None, None
-            value = interp.getattr(value, attr, state, module)
-        return value, module
-    return None, None
-
-
-def _call_value(spec: dict[str, Any], record: Any, interp: Any, state: State | None,
-                built: dict[str, Any] | None) -> Any:
-    """`{ call = "dotted", args = [...] }`: what that tree function returns for the arguments;
-    unknown where the release does not define it."""
-    fn, module = _dotted(interp, state, spec["call"]) if interp is not None and state is not None else (None, None)
-    if fn is None or isinstance(fn, Unknown) or module is None:
-        return Unknown(f"{spec['call']} (not in this release)", {f"runtime:{spec['call']}"})
-    args = [_value(v, record, interp, state, built) for v in spec.get("args", [])]
-    return interp.call(fn, args, {}, state, module)
-
-
-def _instance(spec: dict[str, Any], record: Any, interp: Any, state: State | None,
-              built: dict[str, Any] | None = None) -> Any:
-    """`{ class = "dotted", args = {...} }`: an instance of that tree class built with the arguments
-    its constructor has a parameter for; unknown where the release does not define the class."""
-    module_name, _, name = spec["class"].rpartition(".")
-    if interp is None or state is None or not interp.store.module_file(module_name):
-        return Unknown(f"{spec['class']} (not in this release)", {f"runtime:{spec['class']}"})
-    module = interp.import_module(module_name, state)
-    cls = interp.deref(module.globals.get(name), state) if isinstance(module, ModuleVal) else None
-    if not isinstance(cls, ClassVal):
-        return Unknown(f"{spec['class']} (not in this release)", {f"runtime:{spec['class']}"})
-    fields = {n for n, _ in cls.dataclass_fields()} | (_params(cls) or set())
-    kwargs = {k: _value(v, record, interp, state, built) for k, v in spec.get("args", {}).items() if k in fields}
-    return interp.call(cls, [], kwargs, state, module)
-
-
 def _prelude(interp: StartupInterpreter, state: State, record: Obj, step: dict[str, Any],
              built: dict[str, Any] | None = None) -> None:
     if "class" in step:
@@ -367,7 +293,7 @@ def _prelude(interp: StartupInterpreter, state: State, record: Obj, step: dict[s
     if not isinstance(fn, FuncVal):
         return
     names = {p[0] for p in fn.ir["params"]}
-    kwargs = {k: _value(v, record, interp, state) for k, v in step.get("args", {}).items() if k in names}
+    kwargs = {k: spec_value(v, record, interp, state) for k, v in step.get("args", {}).items() if k in names}
     interp.call(fn, [], kwargs, state, module)
 
 
@@ -376,13 +302,13 @@ def _prelude_methods(interp: StartupInterpreter, state: State, record: Obj, step
     """Methods of a tree class called on an instance whose constructor is not run, holding the
     given attributes (the steps of Scheduler.__init__ before it builds the TP worker); each where
     the release's class defines it, nothing where it defines none."""
-    cls, module = _dotted(interp, state, step["class"])
+    cls, module = dotted_object(interp, state, step["class"])
     if not isinstance(cls, ClassVal) or module is None:
         return
     methods = [m for m in step.get("methods", []) if isinstance(cls.lookup(m)[1], FuncVal)]
     if not methods:
         return
-    attrs = {k: _value(v, record, interp, state, built) for k, v in step.get("attributes", {}).items()}
+    attrs = {k: spec_value(v, record, interp, state, built) for k, v in step.get("attributes", {}).items()}
     instance = interp.new_obj(cls, state, attrs)
     for name in methods:
         interp.call(interp.getattr(instance, name, state, module), [], {}, state, module)
@@ -410,13 +336,6 @@ def _budget_spent(entry: str, budget: int, notes: list[str]) -> list[str]:
             f"followed{cut}"]
 
 
-def _params(cls: ClassVal) -> set[str] | None:
-    found, init = cls.lookup("__init__")
-    if not found or not isinstance(init, FuncVal):
-        return None
-    return {p[0] for p in init.ir["params"]}
-
-
 def run_entries(interp: StartupInterpreter, state: State, record: Obj, rules: dict[str, Any]) -> StartupResult:
     """Construct each startup entry on the resolved record; `interp` and `state` are the resolution's."""
     result = StartupResult()
@@ -439,7 +358,7 @@ def run_entries(interp: StartupInterpreter, state: State, record: Obj, rules: di
         if not isinstance(cls, ClassVal):
             result.stopped.append(f"{entry['class']} not found in the tree: the {entry['name']} was not followed")
             continue
-        params = _params(cls)
+        params = init_params(cls)
         if params is None:
             result.stopped.append(f"{entry['class']}.__init__ not found: the {entry['name']} was not followed")
             continue
@@ -456,11 +375,11 @@ def run_entries(interp: StartupInterpreter, state: State, record: Obj, rules: di
                 _prelude(interp, state, record, step, built)
             if method:
                 # a method of an object whose constructor is not run: it holds the given attributes
-                attrs = {k: _value(v, record, interp, state, built) for k, v in entry.get("attributes", {}).items()}
+                attrs = {k: spec_value(v, record, interp, state, built) for k, v in entry.get("attributes", {}).items()}
                 instance = interp.new_obj(cls, state, attrs)
                 interp.call(interp.getattr(instance, method, state, module), [], {}, state, module)
             else:
-                kwargs = {k: _value(v, record, interp, state, built) for k, v in entry.get("args", {}).items()
+                kwargs = {k: spec_value(v, record, interp, state, built) for k, v in entry.get("args", {}).items()
                           if k in params}
                 instance = interp.call(cls, [], kwargs, state, module)
             built[entry["name"]] = instance

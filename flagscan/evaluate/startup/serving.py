@@ -26,6 +26,7 @@ configuration produces for certain, past no other test, is certain.
 
 from __future__ import annotations
 
+import re
 from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
@@ -44,6 +45,7 @@ from flagscan.evaluate.interp.values import (
     Unknown,
 )
 from flagscan.evaluate.startup.later import written_later
+from flagscan.evaluate.startup.specs import call_value
 
 BATCH = "batch:"
 _MAX_CONDITIONS = 4
@@ -156,10 +158,14 @@ def run_serving(interp: StartupInterpreter, state: State, instance: Any, entry: 
         if rule.get("entry", entry["name"]) != entry["name"]:
             continue
         objs: list[Obj] = []
+        labels: dict[int, str] = {}   # an object that stands for others of its kind: which one, of how many
         for path in rule["objects"]:
-            objs.extend(o for o in _objects(interp, state, instance, path) if all(o is not x for x in objs))
+            for o in _objects(interp, state, instance, path, rule.get("each"), labels):
+                if all(o is not x for x in objs):
+                    objs.append(o)
         if not objs:
             out.missing.append(rule["name"])
+        context = [_resolved(interp, state, instance, spec) for spec in rule.get("context", [])]
         layer_rule = rule.get("layer")
         layers, model_modules = _layers(interp, state, instance, layer_rule) if layer_rule else ([None], frozenset())
         for obj in objs:
@@ -174,7 +180,7 @@ def run_serving(interp: StartupInterpreter, state: State, instance: Any, entry: 
                         for layer in layers:
                             given = {layer_rule["param"]: layer} if layer is not None and layer_rule else {}
                             found += _call(interp, state, obj, method, rule, budget, config, survival | base, kinds,
-                                           out, mode, given, model_modules)
+                                           out, mode, given, model_modules, labels.get(obj.oid, ""), context)
                     finally:
                         interp.serving_mode = None
                 out.rejections.extend(_by_raise(found))
@@ -306,15 +312,98 @@ def _by_raise(found: list[StartupRaise]) -> list[StartupRaise]:
         certain = [r for r in group if r.certain]
         best = certain[0] if certain else group[0]
         conditions = list(dict.fromkeys(r.condition for r in group))
-        condition = conditions[0] if len(conditions) == 1 else \
-            " or ".join(f"({c})" if " and " in c or ": " in c else c for c in conditions)
+        condition = conditions[0] if len(conditions) == 1 else _either(conditions)
         needs = () if certain else tuple(sorted(set().union(*(r.needs for r in group))))
         out.append(replace(best, condition=condition, needs=needs))
     return out
 
 
-def _objects(interp: StartupInterpreter, state: State, instance: Any, path: str) -> list[Obj]:
-    """The objects at the dotted attribute `path` from `instance` (each option of a joined value)."""
+def _either(conditions: list[str]) -> str:
+    """Several batches' conditions as one: "an EXTEND or a DECODE batch through X" where they
+    differ by the mode only, else each in turn."""
+    modes = [re.fullmatch(r"an? ([A-Z_]+) batch( through .*)?", c) for c in conditions]
+    if all(modes) and len({m.group(2) for m in modes if m}) == 1:
+        names = [m.group(1) for m in modes if m]
+        listed = ", ".join(names[:-1]) + f" or {names[-1]}"
+        return f"{'an' if names[0][:1] in 'AEIOU' else 'a'} {listed} batch{modes[0].group(2) or '' if modes[0] else ''}"
+    return " or ".join(f"({c})" if " and " in c or ": " in c else c for c in conditions)
+
+
+def _objects(interp: StartupInterpreter, state: State, instance: Any, path: str,
+             each: dict[str, Any] | None = None, labels: dict[int, str] | None = None) -> list[Obj]:
+    """The objects at the dotted attribute `path` from `instance` (each option of a joined value).
+    With `each` ({index}): the path names containers (a list, an outside container that keeps
+    what it was given: nn.ModuleList), and the objects are what they hold, one of each kind
+    (_structure), each labelled in `labels` (by object id) with its index and how many it
+    stands for."""
+    values = _at(interp, state, instance, path)
+    if each is None:
+        return _distinct(interp, state, values)
+    held: list[Any] = []
+    for value in values:
+        value = interp.deref(value, state)
+        items = value.held if isinstance(value, Holding) else value if isinstance(value, (list, tuple)) else ()
+        held.extend(i.value if isinstance(i, Maybe) else i for i in items)
+    index = each.get("index", "")
+    kinds: dict[Any, list[Obj]] = {}
+    for obj in _distinct(interp, state, held):
+        kinds.setdefault(_structure(interp, state, obj, index, 4), []).append(obj)
+    for group in kinds.values():
+        at = state.attrs(group[0].oid).get(index)
+        which = f" {index} {at}" if isinstance(at, int) and not isinstance(at, bool) else ""
+        more = f", one of {len(group)} alike" if len(group) > 1 else ""
+        if labels is not None:
+            labels[group[0].oid] = f"{group[0].cls.name}{which}{more}".strip()
+    return [group[0] for group in kinds.values()]
+
+
+def _structure(interp: StartupInterpreter, state: State, value: Any, index: str, depth: int) -> Any:
+    """What tells kinds of a model's block apart, its parts included (a hash-routed MoE beside a
+    grouped one, an attention layer of another compression ratio): the class, the attributes
+    that are numbers, booleans or None (not `index`, nor a name or a prefix, which every block
+    has its own), and the same of the objects it holds, `depth` levels down."""
+    value = interp.deref(value, state)
+    if isinstance(value, Maybe):
+        value = value.value
+    if isinstance(value, (list, tuple)):
+        return tuple(_structure(interp, state, v, index, depth) for v in value[:8]) if depth else len(value)
+    if not isinstance(value, Obj):
+        return value if isinstance(value, (int, float, bool, type(None))) else type(value).__name__
+    if depth == 0:
+        return value.cls.name
+    attrs = state.attrs(value.oid)
+    return value.cls.name, tuple((k, _structure(interp, state, v, index, depth - 1))
+                                 for k, v in sorted(attrs.items()) if k != index and not isinstance(v, str))
+
+
+def _resolved(interp: StartupInterpreter, state: State, instance: Any, spec: Any) -> Any:
+    """A [[serving]] context spec with each "object:PATH" (an object the entry built, the first
+    of the `|`-separated attribute paths that holds one) replaced by that object; a path that
+    holds none is a value not known."""
+    if isinstance(spec, dict):
+        return {k: _resolved(interp, state, instance, v) for k, v in spec.items()}
+    if isinstance(spec, list):
+        return [_resolved(interp, state, instance, v) for v in spec]
+    if isinstance(spec, str) and spec.startswith("object:"):
+        for path in spec[len("object:"):].split("|"):
+            found = _objects(interp, state, instance, path)
+            if len(found) == 1:
+                return found[0]
+        return f"unknown:{spec[len('object:'):]} (not built)"
+    return spec
+
+
+def _distinct(interp: StartupInterpreter, state: State, values: list[Any]) -> list[Obj]:
+    objs: list[Obj] = []
+    for value in values:
+        value = interp.deref(value, state)
+        if isinstance(value, Obj) and all(value is not o for o in objs):
+            objs.append(value)
+    return objs
+
+
+def _at(interp: StartupInterpreter, state: State, instance: Any, path: str) -> list[Any]:
+    """The values at the dotted attribute `path` from `instance` (each option of a joined value)."""
     current = [instance]
     for attr in path.split("."):
         following: list[Any] = []
@@ -327,18 +416,14 @@ def _objects(interp: StartupInterpreter, state: State, instance: Any, path: str)
             options = got.options if isinstance(got, Unknown) and got.options else (got,)
             following.extend(o for o in options if o is not None)
         current = following
-    objs: list[Obj] = []
-    for value in current:
-        value = interp.deref(value, state)
-        if isinstance(value, Obj) and all(value is not o for o in objs):
-            objs.append(value)
-    return objs
+    return current
 
 
 def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule: dict[str, Any], budget: int,
           config: tuple[str, ...], premise: frozenset[str], kinds: frozenset[str], out: ServingRun,
           mode: BatchMode = _ANY_MODE, given: dict[str, Any] | None = None,
-          model_modules: frozenset[str] = frozenset()) -> list[StartupRaise]:
+          model_modules: frozenset[str] = frozenset(), label: str = "",
+          context: list[dict[str, Any]] | None = None) -> list[StartupRaise]:
     """Call `method` with a batch of `mode` (and the `given` parameters: a layer of the model); the
     serving rejections it raises (counted in `out`)."""
     found, fn = obj.cls.lookup(method)
@@ -354,6 +439,12 @@ def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule:
     kwargs.update({k: v for k, v in (given or {}).items() if k in kwargs})
     s = state.fork()
     s.raised = []
+    if context:
+        for spec in context:   # what SGLang's caller sets up before the call (the forward context)
+            try:
+                call_value(spec, None, interp, s, None)
+            except (Dead, Budget):
+                return []
     for value in (given or {}).values():
         if isinstance(value, Obj):
             _as_served(interp, s, value, model_modules)
@@ -378,7 +469,8 @@ def _call(interp: StartupInterpreter, state: State, obj: Obj, method: str, rule:
     for raised_state, exc in s.raised:
         layer = next((v for v in (given or {}).values() if isinstance(v, Obj)), None)
         found_raise = _classify(interp, raised_state, exc, rule, where, config, premise, kinds, start, mode,
-                                f"a {layer.cls.name} layer" if layer is not None else "")
+                                f"a {layer.cls.name} layer" if layer is not None else
+                                f"{rule['name']} {label}" if label else "")
         if found_raise is None:
             out.run_dependent += 1
         else:

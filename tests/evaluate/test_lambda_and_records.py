@@ -1,0 +1,51 @@
+"""A lambda's parameters are bound as a function's are (by position, by keyword, or their
+defaults): SGLang's models build their layers with `make_layers(n, lambda idx, prefix: ...)`,
+which calls `layer_fn(idx=idx, prefix=...)`, so each layer knows its index. A typing.NamedTuple
+is a record: its fields are its annotations, given by position or keyword, or their defaults."""
+
+from __future__ import annotations
+
+from tests.evaluate.helpers import run
+
+LAMBDAS = '''
+def make(n, layer_fn):
+    return [layer_fn(idx=i, prefix=f"layers.{i}") for i in range(n)]
+
+
+def main():
+    by_keyword = make(3, lambda idx, prefix: (idx, prefix))
+    with_default = (lambda a, b=7, *rest, c=1, **kw: (a, b, rest, c, kw))(1, 2, 3, c=4, d=5)
+    defaults = (lambda a, b=7: (a, b))(a=0)
+    return by_keyword, with_default, defaults
+'''
+
+RECORDS = '''
+from typing import NamedTuple, Optional
+
+
+class Output(NamedTuple):
+    hidden: int
+    scale: Optional[int]
+    topk: str = "standard"
+
+    @property
+    def format(self):
+        return "STANDARD"
+
+
+def main():
+    by_keyword = Output(hidden=1, scale=None, topk="bypassed")
+    by_position = Output(2, 3)
+    return (by_keyword.topk, by_keyword.hidden, by_keyword.scale, by_position.topk, by_position.scale,
+            isinstance(by_position, Output), by_position.format)
+'''
+
+
+def test_a_lambda_binds_keyword_arguments_and_defaults(tmp_path) -> None:
+    value, _ = run(tmp_path, LAMBDAS)
+    assert value == ([(0, "layers.0"), (1, "layers.1"), (2, "layers.2")], (1, 2, (3,), 4, {"d": 5}), (0, 7))
+
+
+def test_a_named_tuple_keeps_its_fields(tmp_path) -> None:
+    value, _ = run(tmp_path, RECORDS)
+    assert value == ("bypassed", 1, None, "standard", 3, True, "STANDARD")
