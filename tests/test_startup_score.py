@@ -48,6 +48,9 @@ CAUGHT = (
     # startup crash, 0.5.14: the vision tower's config built by PretrainedConfig.from_dict, each of
     # its 28 blocks asking for fa3 on Blackwell; the model takes ~420,000 steps to build
     "mimo-v2.5-vision-fa3-blackwell",
+    # serving, certain, 0.5.12: a hash-routed decoder layer (layer_id < num_hash_layers) routes with
+    # HashTopK, whose StandardTopKOutput the flashinfer_trtllm FP8 block-scale runner refuses
+    "dsv4-flash-flashinfer-trtllm-moe-b200",
 )
 # Releases whose known-good entries were all measured without a certain rejection (all 21 entries but FALSE_ALARMS).
 GOOD_RELEASES = ("0.5.5", "0.5.6.post1", "0.5.10", "0.5.14", "0.5.20", "0.5.23")
