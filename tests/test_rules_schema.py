@@ -77,11 +77,17 @@ def test_startup_entries() -> None:
         values = [*entry["args"].values(), *entry.get("attributes", {}).values(),
                   *(v for s in steps for v in [*s.get("args", {}).values(), *s.get("attributes", {}).values()])]
         assert "method" not in entry or entry["method"].isidentifier()
+        assert entry.get("optional", False) in (True, False)
         while values:
             value = values.pop()
             if isinstance(value, dict) and "call" in value:  # what a tree function returns: { call, args }
                 assert set(value) <= {"call", "args"} and value["call"].startswith("sglang."), value
                 values.extend(value.get("args", []))
+                continue
+            if isinstance(value, dict) and "attributes" in value:  # a bare instance: { class, attributes, methods }
+                assert set(value) <= {"class", "attributes", "methods"} and value["class"].startswith("sglang."), value
+                assert all(m.isidentifier() for m in value.get("methods", [])), value
+                values.extend(value["attributes"].values())
                 continue
             if isinstance(value, dict):  # an instance of a tree class: { class, args }
                 assert set(value) <= {"class", "args"} and value["class"].startswith("sglang."), value

@@ -213,7 +213,8 @@ def test_fs304_says_once_the_checks_that_only_a_config_not_at_hand_would_decide(
 
     ctx = SimpleNamespace(startup=SimpleNamespace(rejections=[
         raised(1, ("model:other",)), raised(2, ("model:other",)), raised(3, ("model",)),
-        raised(4, ("model:other", "setting:tp_size")), raised(5, ("env:SGLANG_X",))]),
+        raised(4, ("model:other", "setting:tp_size")), raised(5, ("env:SGLANG_X",)),
+        raised(6, ("model:tokenizer",)), raised(7, ("model", "model:tokenizer"))]),
         parsed=SimpleNamespace(values={}), command_location=FileLocation("u.sh", 1, 1))
     out = fs304.check(ctx)
     each = [d.evidence[0].location for d in out if "checks" not in d.data]
@@ -221,4 +222,6 @@ def test_fs304_says_once_the_checks_that_only_a_config_not_at_hand_would_decide(
     assert each == ["sglang/srt/c.py:4", "sglang/srt/c.py:5"]
     summaries = {d.message: d.data["checks"] for d in out if "checks" in d.data}
     assert summaries == {fs304.MODEL_MESSAGE.format(count=1): ["sglang/srt/c.py:3"],
-                         fs304.OTHER_MESSAGE.format(count=2): ["sglang/srt/c.py:1", "sglang/srt/c.py:2"]}
+                         fs304.OTHER_MESSAGE.format(count=2): ["sglang/srt/c.py:1", "sglang/srt/c.py:2"],
+                         # what only the model's tokenizer files (and its config.json) would decide
+                         fs304.TOKENIZER_MESSAGE.format(count=2): ["sglang/srt/c.py:6", "sglang/srt/c.py:7"]}

@@ -49,7 +49,7 @@ def scenario_key(root: Path, given: dict[str, Any], scenario: Scenario, *extra: 
     model = scenario.model
     doc = {"values": {k: repr(v) if isinstance(v, Unknown) else jsonable(v) for k, v in sorted(given.items())},
            "gpu": scenario.gpu.to_json(), "env": scenario.env,
-           "model": [model.config, model.complete, model.origin] if model is not None else None,
+           "model": [model.config, model.complete, model.origin, model.added_tokens()] if model is not None else None,
            "extra": list(extra),
            # a result computed leniently may hide a give-up that FLAGSCAN_STRICT=1 must raise
            "strict": strict(),

@@ -78,6 +78,15 @@ class ModelFacts:
             return architectures
         return None
 
+    def added_tokens(self) -> dict[str, int] | None:
+        """The tokenizer's added tokens (content -> id) from the files beside config.json
+        (tokenizer_config.json's `added_tokens_decoder`, else tokenizer.json's `added_tokens`);
+        None when neither is there or readable. Read once."""
+        if "_added" not in self.__dict__:
+            self.__dict__["_added"] = _added_tokens(self.directory) if self.directory is not None else None
+        added: dict[str, int] | None = self.__dict__["_added"]
+        return added
+
 
 @dataclass
 class World:
@@ -595,7 +604,18 @@ class World:
                                f"{handled.model_type!r}", {f"runtime:{fn.qualname.rsplit('.', 1)[-1]}"})
             return ConfigView(model.config, model.origin, ) if model.complete else \
                 PartialConfig(model.config, model.origin)
+        if meaning == "model.tokenizer":
+            return self.tokenizer()
         return self.meaning_value(meaning, fn.qualname)
+
+    def tokenizer(self) -> Any:
+        """The model's tokenizer as far as its files say: what encodes to one token (an added
+        token: transformers never splits one) where tokenizer_config.json or tokenizer.json is
+        beside config.json; else a tokenizer not known, a fact of the model."""
+        added = self.model.added_tokens() if self.model is not None else None
+        if added is None:
+            return Unknown("the model's tokenizer", {"model:tokenizer"})
+        return TokenizerView({"added_tokens": added}, "tokenizer")
 
     def _model_loaded(self, fn: FuncVal, args: list[Any], kwargs: dict[str, Any]) -> ModelFacts | Unknown | None:
         """The model whose config a loader call asks for. The config given is the --model-path
@@ -619,6 +639,8 @@ class World:
 
     # -- Hugging Face configs ------------------------------------------------------------
     def config_attr(self, view: ConfigView, attr: str) -> Any:
+        if isinstance(view, TokenizerView):
+            return _tokenizer_attr(view, attr)
         if isinstance(view, PathView) and attr in ("is_file", "is_dir", "exists"):
             kind = {"is_file": "isfile", "is_dir": "isdir", "exists": "exists"}[attr]
             result = self._path(kind, view.data["_path"])
@@ -644,6 +666,8 @@ class World:
         return Unknown(f"config.json has no {attr}", {f"model:{attr}"})
 
     def config_has(self, view: ConfigView, attr: str) -> Any:
+        if isinstance(view, TokenizerView):
+            return Unknown(f"hasattr(tokenizer, {attr!r})", {"model:tokenizer"})
         if attr in view.data:
             return True
         alias = self._config_alias(view, attr)
@@ -728,6 +752,28 @@ class PathView(ConfigView):
     """A pathlib.Path: its name parts are known, the filesystem is asked through World._path."""
 
 
+class TokenizerView(ConfigView):
+    """The model's tokenizer (World.tokenizer): its added tokens known; all else a fact of the model."""
+
+
+def _tokenizer_attr(view: TokenizerView, attr: str) -> Any:
+    """`tokenizer.encode(text, ...)` of an added token's text is its one id (a transformers
+    tokenizer never splits an added token, and encode adds no special token with
+    add_special_tokens=False); any other text, and any other attribute, is not known."""
+    added = view.data["added_tokens"]
+    if attr != "encode":
+        return Unknown(f"tokenizer.{attr}", {"model:tokenizer"})
+
+    def encode(interp: Any, state: Any, args: list[Any], kwargs: dict[str, Any], module: Any, line: int) -> Any:
+        text = args[0] if args else kwargs.get("text")
+        plain = kwargs.get("add_special_tokens", True) is False
+        if isinstance(text, str) and plain and text in added:
+            return [added[text]]
+        return Unknown(f"tokenizer.encode({text!r})" if isinstance(text, str) else "tokenizer.encode(...)",
+                       {"model:tokenizer"})
+    return Builtin("encode", encode)
+
+
 def _wrap(value: Any, parent: ConfigView, key: str = "") -> Any:
     """Sub-configs that transformers turns into config objects stay config views;
     every other JSON object stays a dict, as in a loaded PretrainedConfig."""
@@ -766,6 +812,25 @@ def load_model(config: str | None, arch: str | None, model_path: str | None) -> 
             return _read_config(cached)
     if arch:
         return ModelFacts({"architectures": [arch]}, complete=False, origin=f"--model-arch {arch}")
+    return None
+
+
+def _added_tokens(directory: Path) -> dict[str, int] | None:
+    for name, key in (("tokenizer_config.json", "added_tokens_decoder"), ("tokenizer.json", "added_tokens")):
+        try:
+            data = json.loads((directory / name).read_text(encoding="utf-8"))
+        except (OSError, ValueError):
+            continue
+        entries = data.get(key) if isinstance(data, dict) else None
+        if isinstance(entries, dict):   # {"151643": {"content": "<|endoftext|>", ...}, ...}
+            out = {e["content"]: int(i) for i, e in entries.items()
+                   if isinstance(e, dict) and isinstance(e.get("content"), str) and str(i).isdigit()}
+        elif isinstance(entries, list):   # [{"id": 151643, "content": "<|endoftext|>", ...}, ...]
+            out = {e["content"]: e["id"] for e in entries
+                   if isinstance(e, dict) and isinstance(e.get("content"), str) and isinstance(e.get("id"), int)}
+        else:
+            continue
+        return out
     return None
 
 

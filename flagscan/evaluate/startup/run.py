@@ -25,7 +25,7 @@ from flagscan.evaluate.interp.values import ClassVal, ExcVal, FuncVal, LazyImpor
 from flagscan.evaluate.startup.ranks import ProcessGroups, distributed
 from flagscan.evaluate.startup.results import StartupRaise, StartupResult, StartupWrite
 from flagscan.evaluate.startup.serving import batch_kind
-from flagscan.evaluate.startup.specs import dotted_object, init_params, spec_value
+from flagscan.evaluate.startup.specs import bare_instance, dotted_object, init_params, spec_value
 from flagscan.evaluate.world import World
 from flagscan.facts import ir
 from flagscan.facts.ir import view
@@ -302,16 +302,10 @@ def _prelude_methods(interp: StartupInterpreter, state: State, record: Obj, step
     """Methods of a tree class called on an instance whose constructor is not run, holding the
     given attributes (the steps of Scheduler.__init__ before it builds the TP worker); each where
     the release's class defines it, nothing where it defines none."""
-    cls, module = dotted_object(interp, state, step["class"])
-    if not isinstance(cls, ClassVal) or module is None:
+    cls, _module = dotted_object(interp, state, step["class"])
+    if not isinstance(cls, ClassVal) or not any(isinstance(cls.lookup(m)[1], FuncVal) for m in step.get("methods", [])):
         return
-    methods = [m for m in step.get("methods", []) if isinstance(cls.lookup(m)[1], FuncVal)]
-    if not methods:
-        return
-    attrs = {k: spec_value(v, record, interp, state, built) for k, v in step.get("attributes", {}).items()}
-    instance = interp.new_obj(cls, state, attrs)
-    for name in methods:
-        interp.call(interp.getattr(instance, name, state, module), [], {}, state, module)
+    bare_instance(step, record, interp, state, built)
 
 
 def _then(interp: StartupInterpreter, state: State, instance: Any, name: str, module: ModuleVal) -> None:
@@ -356,7 +350,8 @@ def run_entries(interp: StartupInterpreter, state: State, record: Obj, rules: di
         module = interp.import_module(module_name, state)
         cls = interp.deref(module.globals.get(cls_name), state) if isinstance(module, ModuleVal) else None
         if not isinstance(cls, ClassVal):
-            result.stopped.append(f"{entry['class']} not found in the tree: the {entry['name']} was not followed")
+            if not entry.get("optional"):
+                result.stopped.append(f"{entry['class']} not found in the tree: the {entry['name']} was not followed")
             continue
         params = init_params(cls)
         if params is None:

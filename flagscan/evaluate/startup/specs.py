@@ -19,6 +19,8 @@ def spec_value(spec: Any, record: Any, interp: Any = None, state: State | None =
     if isinstance(spec, dict):
         if "call" in spec:
             return call_value(spec, record, interp, state, built)
+        if "attributes" in spec:
+            return bare_instance(spec, record, interp, state, built)
         return instance_of(spec, record, interp, state, built)
     if spec == "record":
         return record
@@ -94,3 +96,21 @@ def init_params(cls: ClassVal) -> set[str] | None:
     if not found or not isinstance(init, FuncVal):
         return None
     return {p[0] for p in init.ir["params"]}
+
+
+def bare_instance(spec: dict[str, Any], record: Any, interp: Any, state: State | None,
+                  built: dict[str, Any] | None = None) -> Any:
+    """`{ class = "dotted", attributes = {...}, methods = [...] }`: an instance of that tree class
+    whose constructor is not run, holding the given attributes, after each of the methods the
+    release's class defines has run on it (the steps of Scheduler.__init__: init_tokenizer);
+    unknown where the release does not define the class."""
+    cls, module = dotted_object(interp, state, spec["class"]) if interp is not None and state is not None \
+        else (None, None)
+    if not isinstance(cls, ClassVal) or module is None or state is None:
+        return Unknown(f"{spec['class']} (not in this release)", {f"runtime:{spec['class']}"})
+    attrs = {k: spec_value(v, record, interp, state, built) for k, v in spec.get("attributes", {}).items()}
+    instance = interp.new_obj(cls, state, attrs)
+    for name in spec.get("methods", []):
+        if isinstance(cls.lookup(name)[1], FuncVal):
+            interp.call(interp.getattr(instance, name, state, module), [], {}, state, module)
+    return instance
