@@ -161,7 +161,9 @@ class Lowerer:
 
     def target(self, node: ast.expr) -> Any:
         if isinstance(node, (ast.Tuple, ast.List)):
-            return ["tuple", [self.target(e) for e in node.elts]]
+            # a starred element (`*rest, a, b = shape`) takes what the others leave, as a list
+            return ["tuple", [["*", self.target(e.value)] if isinstance(e, ast.Starred) else self.target(e)
+                              for e in node.elts]]
         if isinstance(node, ast.Starred):
             return self.target(node.value)
         return self.expr(node)

@@ -33,6 +33,7 @@ Expressions
 
 Statements
     ["assign", line, [target...], expr]   target: ["n"...] ["a"...] ["sub"...] ["tuple", [...]]
+                                          (a tuple's element may be ["*", target]: `*rest, a = x`)
     ["aug", line, target, op, expr]
     ["expr", line, expr]
     ["if", line, test, [stmt...], [stmt...], test_text, source_text]

@@ -28,6 +28,7 @@ from flagscan.evaluate.interp.values import (
     SuperVal,
     Unknown,
     has_unknown,
+    mixin_of_enum,
     unknown_of,
 )
 from flagscan.pybuiltins import PURE_FUNCTIONS, SAFE_METHODS
@@ -107,6 +108,10 @@ def _pure(name: str, fn: Callable[..., Any]) -> Builtin:
                 return _any_all(name, args[0])
             return unknown_of(*args, *kwargs.values(), why=f"{name}(...)")
         args = [a.data if isinstance(a, ConfigView) else a for a in args]
+        if args and isinstance(args[0], EnumMember) and isinstance(args[0].value, (int, str)) and (
+                (name in ("int", "float") and mixin_of_enum(args[0].cls) is int)
+                or (name == "str" and mixin_of_enum(args[0].cls) is str)):
+            args = [args[0].value, *args[1:]]   # an IntEnum's (StrEnum's) member is its int (str)
         if name in ("max", "min") and not kwargs and args:
             items = list(args[0]) if len(args) == 1 and isinstance(args[0], (list, tuple)) else list(args)
             if items and any(isinstance(i, EnumMember) for i in items):

@@ -313,7 +313,18 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         elif kind == "tuple":
             elts = view(ir.Elements, target).elts
             items = self.iterate(value, state, module)
-            if items is not None and len(items) != len(elts):
+            star = next((i for i, t in enumerate(elts) if isinstance(t, list) and t[:1] == ["*"]), None)
+            if star is not None:
+                # `*rest, a, b = x`: the starred target takes a list of what the others leave
+                after = len(elts) - star - 1
+                if items is not None and len(items) >= len(elts) - 1:
+                    items = items[:star] + [list(items[star:len(items) - after])] + items[len(items) - after:]
+                elif items is not None:
+                    items = None   # Python raises; not followed
+                    self.give_up(f"unpacking at least {len(elts) - 1} targets from fewer values", module, line,
+                                 "the targets")
+                elts = [t[1] if i == star else t for i, t in enumerate(elts)]
+            elif items is not None and len(items) != len(elts):
                 items = None  # Python raises; unknown, as the element values are
                 self.give_up(f"unpacking {len(elts)} targets from {len(self.iterate(value, state, module) or [])} "
                              "values", module, line, "the targets")

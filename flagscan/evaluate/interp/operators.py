@@ -26,6 +26,7 @@ from flagscan.evaluate.interp.values import (
     Obj,
     Unknown,
     has_unknown,
+    mixin_of_enum,
     unknown_of,
 )
 from flagscan.facts import ir
@@ -244,6 +245,12 @@ class OperatorsMixin(InterpreterParts):
             return opts if opts is not None else unknown_of(left, right, why="comparison with unknown")
         if isinstance(left, EnumMember) or isinstance(right, EnumMember):
             eq = left == right
+            if not eq and not (isinstance(left, EnumMember) and isinstance(right, EnumMember)):
+                # an IntEnum's (StrEnum's) member equals its int (str): `RoutingMethodType.DeepSeekV3 == 2`
+                member, other = (left, right) if isinstance(left, EnumMember) else (right, left)
+                mixin = mixin_of_enum(member.cls)
+                if mixin is not None and isinstance(other, mixin) and not isinstance(other, bool):
+                    eq = member.value == other
             if op in ("==", "!="):
                 return eq if op == "==" else not eq
             ordered = self._enum_order(op, left, right, state, module)

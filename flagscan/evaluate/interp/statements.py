@@ -25,6 +25,7 @@ from flagscan.evaluate.interp.values import (
     PartialVal,
     Unknown,
     element_of,
+    mixin_of_enum,
 )
 from flagscan.facts import ir
 from flagscan.facts.ir import Node, simple_name, view
@@ -269,6 +270,13 @@ class StatementsMixin(InterpreterParts):
             if isinstance(value, FuncVal) and value.owner is None:
                 value.owner = cls
             if cls.is_enum and not key.startswith("_") and not isinstance(value, (FuncVal, ClassVal, Builtin)):
+                mixin = mixin_of_enum(cls)
+                if mixin is not None and isinstance(value, tuple) and all(isinstance(v, (int, str)) for v in value):
+                    # an int (str) enum's member built from a tuple is int(*tuple): `DeepSeekV3 = (2,)` is 2
+                    try:
+                        value = mixin(*value)
+                    except (TypeError, ValueError):
+                        pass
                 value = EnumMember(cls.name, key, value, cls)
             cls.attrs[key] = value
         result: Any = cls

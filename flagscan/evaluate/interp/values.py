@@ -312,6 +312,21 @@ class EnumMember:
     cls: Any = field(default=None, compare=False, hash=False)
 
 
+def mixin_of_enum(cls: Any) -> type | None:
+    """int or str where an enum class's members are ints or strings (IntEnum, IntFlag, StrEnum,
+    or `int`/`str` among its bases); None for a plain Enum."""
+    if not isinstance(cls, ClassVal):
+        return None
+    for c in cls.mro():
+        for b in c.bases:
+            tail = b.path.rsplit(".", 1)[-1] if isinstance(b, External) else getattr(b, "name", "")
+            if tail in ("IntEnum", "IntFlag", "int"):
+                return int
+            if tail in ("StrEnum", "str"):
+                return str
+    return None
+
+
 @dataclass(eq=False)
 class ExcVal:
     type_name: str
