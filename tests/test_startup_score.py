@@ -97,12 +97,14 @@ def test_a_known_good_deployment_gets_no_certain_rejection(entry, real_cache_dir
 
 def test_the_startup_budget_covers_mimo_and_says_where_glm_runs_out(real_cache_dir) -> None:
     # the README's figures for rules/startup.toml [startup_budget] (1,000,000 steps): MiMo-V2.5 builds in
-    # more than the former 400,000 and within the budget; GLM-5.2 NVFP4 (78 layers, 156 exclude patterns)
-    # spends it while matching its layers' names, and says so once
+    # about 209,000 (measured 208,810; 420,000 before torch.nn.Module's own attributes and lambdas'
+    # keyword arguments decided what each layer left open); GLM-5.2 NVFP4 (78 layers, 156 exclude
+    # patterns) spends the budget while matching its layers' names, and says so once
     incidents = {e["id"]: e for e in bench.load("incidents")}
     mimo = _run(incidents["mimo-v2.5-vision-fa3-blackwell"], real_cache_dir)
-    assert 400_000 < mimo["startup"]["steps"] < 1_000_000 and mimo["startup"]["stopped"] == []
+    assert 200_000 < mimo["startup"]["steps"] < 220_000 and mimo["startup"]["stopped"] == []
     glm = _run(incidents["glm5.2-nvfp4-rtx-pro-6000-prefill-graph-trtllm-fmha"], real_cache_dir)
     (spent,) = glm["startup"]["stopped"]
+    # the innermost call cut short: the matching of a layer's name (ModelOptQuantConfig.is_layer_excluded's helper)
     assert spent.startswith("the TP worker: analysis budget exhausted (1000000 steps) in "
-                            "sglang.srt.layers.quantization.modelopt_quant.ModelOptQuantConfig.is_layer_excluded")
+                            "sglang.srt.layers.quantization.utils._module_path_match; nothing after it is followed")
