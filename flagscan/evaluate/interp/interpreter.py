@@ -115,6 +115,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         self.handed: set[int] = set()
         # Attribute names written through a value not known (`_write_anywhere`): any object may hold them.
         self.written_anywhere: set[str] = set()
+        # objects an outside base may have given any attribute (a register call under a name not known)
+        self.open_attrs: set[int] = set()
         # What a statement-level `yield` does in the generator frame being run (generators.py).
         self._sinks: list[Any] = []
         # The locals of the callers of the function being run (innermost last), for `forget`.

@@ -147,7 +147,7 @@ class OutsideBaseMethods(_Combined):
             return False
         if name.startswith("_") or not all(p in self.owns for p in bases) or any(name in self.owns[p] for p in bases):
             return True
-        return obj.oid in self.__dict__.get("open_attrs", ()) or name in self.written_anywhere \
+        return obj.oid in self.open_attrs or name in self.written_anywhere \
             or ANY_ATTRIBUTE in self.written_anywhere
 
     def delete_attr(self, obj: Any, attr: str, state: State, module: ModuleVal, line: int) -> None:
@@ -186,7 +186,7 @@ def _store_attribute(obj: Obj) -> Any:
         if isinstance(name, str) and len(values) > 1:
             interp.setattr(obj, name, values[1], state, module, line, raw=True)
         else:   # registered under a name not known: the instance may now hold any attribute
-            interp.__dict__.setdefault("open_attrs", set()).add(obj.oid)
+            interp.open_attrs.add(obj.oid)
         interp.hand_over(obj, values, {})   # torch keeps what it is given (`modules()` gives it back)
         return None
     return store

@@ -321,11 +321,12 @@ def _by_raise(found: list[StartupRaise]) -> list[StartupRaise]:
 def _either(conditions: list[str]) -> str:
     """Several batches' conditions as one: "an EXTEND or a DECODE batch through X" where they
     differ by the mode only, else each in turn."""
-    modes = [re.fullmatch(r"an? ([A-Z_]+) batch( through .*)?", c) for c in conditions]
-    if all(modes) and len({m.group(2) for m in modes if m}) == 1:
-        names = [m.group(1) for m in modes if m]
+    found = [re.fullmatch(r"an? ([A-Z_]+) batch( through .*)?", c) for c in conditions]
+    modes = [m for m in found if m is not None]
+    if len(modes) == len(found) and len({m.group(2) for m in modes}) == 1:
+        names = [m.group(1) for m in modes]
         listed = ", ".join(names[:-1]) + f" or {names[-1]}"
-        return f"{'an' if names[0][:1] in 'AEIOU' else 'a'} {listed} batch{modes[0].group(2) or '' if modes[0] else ''}"
+        return f"{'an' if names[0][:1] in 'AEIOU' else 'a'} {listed} batch{modes[0].group(2) or ''}"
     return " or ".join(f"({c})" if " and " in c or ": " in c else c for c in conditions)
 
 
