@@ -49,7 +49,7 @@ def test_world_meanings_are_known() -> None:
     plain = {"partial", "decorator", "logger", "log", "package", "empty", "subprocess", "subprocess_output", "fields",
              "is_dataclass", "pure", "regex", "copy", "defstruct", "struct_fields", "struct_field", "type_hints",
              "get_origin", "get_args", "raw_setattr", "raw_getattr", "wraps", "contextmanager", "defaultdict",
-             "package.version", "version.parse", "holds"}
+             "package.version", "version.parse", "holds", "view"}
     for meaning in meanings:
         assert meaning in plain or meaning.startswith(prefixes), meaning
     # attribute values: a constant, a GPU fact, another name of one object, or what an outside

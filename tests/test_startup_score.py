@@ -108,3 +108,32 @@ def test_the_startup_budget_covers_mimo_and_says_where_glm_runs_out(real_cache_d
     # the innermost call cut short: the matching of a layer's name (ModelOptQuantConfig.is_layer_excluded's helper)
     assert spent.startswith("the TP worker: analysis budget exhausted (1000000 steps) in "
                             "sglang.srt.layers.quantization.utils._module_path_match; nothing after it is followed")
+
+
+def test_the_published_fp8_ignore_list_decides_whether_gdn_projections_fail_block_shapes(real_cache_dir,
+                                                                                          tmp_path) -> None:
+    # tests/data/startup/README.md "Withdrawn entries": Qwen3.5-397B-A17B-FP8 at TP 8 on 0.5.9. The
+    # published config.json excludes each GDN layer's in_proj_a/in_proj_b (64 value heads, 8 per rank)
+    # from FP8, and 0.5.9's prefixes match, so the model builds; without those entries the block
+    # shape check raises for certain
+    published = ROOT / "tests" / "data" / "startup" / "models" / "qwen3.5-397b-a17b-fp8"
+    config = json.loads((published / "config.json").read_text())
+    quant = config["quantization_config"]
+    kept = [m for m in quant["modules_to_not_convert"] if not m.endswith((".in_proj_a", ".in_proj_b"))]
+    assert len(quant["modules_to_not_convert"]) - len(kept) == 2 * 45   # 45 GDN layers of 60
+    quant["modules_to_not_convert"] = kept
+    (tmp_path / "config.json").write_text(json.dumps(config))
+    entry = {"release": "0.5.9", "gpu": "h20", "gpu_count": 8, "argv": [
+        "--model-path", "Qwen/Qwen3.5-397B-A17B-FP8", "--trust-remote-code", "--tensor-parallel-size", "8"]}
+    docs = {}
+    for name, where in (("published", published), ("without", tmp_path)):
+        cmd = bench.command(entry, str(real_cache_dir))
+        cut = cmd.index("--")
+        cmd[cut:cut] = ["--model-config", str(where)]
+        proc = subprocess.run(cmd, capture_output=True, text=True, cwd=ROOT)
+        docs[name] = json.loads(proc.stdout)
+    assert docs["published"]["rejections"] == [] and docs["published"]["startup"]["stopped"] == []
+    (raised,) = docs["without"]["rejections"]
+    assert (raised["phase"], raised["location"], raised["certain"]) == (
+        "startup", "sglang/srt/layers/quantization/fp8.py:291", True)
+    assert "output_partition_size = 8 is not divisible by weight quantization block_n = 128" in raised["message"]

@@ -422,6 +422,8 @@ class World:
             return bool(isinstance(cls, ClassVal) and cls.is_dataclass)
         if meaning.startswith("path.") and meaning != "path.object":
             return self._path(meaning[5:], args[0] if args else None)
+        if meaning == "view":
+            return args[0] if args else {}
         if meaning == "copy":
             value = args[0] if args else None
             return _deepcopy(interp, state, value, {}, deep=path.endswith("deepcopy"))

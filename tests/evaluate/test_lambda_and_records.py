@@ -96,3 +96,28 @@ def test_an_int_enum_member_built_from_a_tuple_is_its_int(tmp_path) -> None:
     # a plain Enum's member keeps its tuple and equals no tuple
     assert value == (2, True, False, 9, (1, 2), False, 0)
     assert interp.stops == []
+
+
+MAPPING_PROXY = '''
+from types import MappingProxyType
+
+
+def skipped(prefix, ignored, fused_mapping=MappingProxyType({})):
+    name = prefix.split(".")[-1]
+    if name in fused_mapping:
+        return "fused"
+    return any(i in prefix for i in ignored)
+
+
+def main():
+    return (skipped("layers.0.linear_attn.in_proj_b", ["layers.0.linear_attn.in_proj_b"]),
+            skipped("layers.0.linear_attn.in_proj_z", ["layers.0.linear_attn.in_proj_b"]),
+            skipped("layers.0.qkv_proj", [], MappingProxyType({"qkv_proj": ["q_proj"]})))
+'''
+
+
+def test_a_mapping_proxy_is_the_mapping_it_views(tmp_path) -> None:
+    # SGLang's quantization.utils.is_layer_skipped defaults fused_mapping to MappingProxyType({});
+    # an opaque proxy left `name in fused_mapping` unknown for every linear layer of a quantized model
+    value, _ = run(tmp_path, MAPPING_PROXY)
+    assert value == (True, False, "fused")
