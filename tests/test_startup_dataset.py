@@ -13,7 +13,7 @@ from flagscan.source import get_source
 ROOT = Path(__file__).resolve().parent.parent
 DATA = ROOT / "tests" / "data" / "startup"
 MODEL_DIRS = (ROOT / "tests" / "data" / "groundtruth" / "models", DATA / "models")
-MIN_INCIDENTS = 41  # the dataset's size (README): deleting an entry fails the count test
+MIN_INCIDENTS = 40  # the dataset's size (README; one withdrawn, tests/data/startup/README.md): deleting an entry fails the count test
 MIN_GOOD = 21
 
 PHASES = {"startup", "serving", "resolution"}

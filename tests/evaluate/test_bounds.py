@@ -103,3 +103,107 @@ def test_bound_and_give_up_record_the_same_stop(monkeypatch) -> None:
     assert bound(stops, "x", "sglang/a.py:1", "y").bound
     with pytest.raises(GaveUp):
         give_up(stops, "x", "sglang/a.py:1", "y")
+
+
+POLL = '''
+class Conn:
+    def scan(self, cursor):
+        return self.remote(cursor)
+
+
+def keys(conn):
+    cursor = 0
+    seen = []
+    passes = 0
+    while True:
+        cursor, batch = conn.scan(cursor)
+        seen.append(batch)
+        passes += 1
+        if cursor == 0:
+            break
+    return cursor, passes
+
+
+def wait(server):
+    waited = 0
+    while True:
+        if server.activated:
+            return waited
+        waited += 1
+
+
+def count():
+    n = 0
+    while True:
+        n += 1
+        if n == 3:
+            break
+    return n
+
+
+def main(conn, server):
+    return keys(conn), wait(server), count()
+'''
+
+
+def test_a_while_true_loop_left_on_a_test_not_known_stops_after_one_pass(tmp_path) -> None:
+    # `while True:` whose pass may both leave and go on, on something not known (a cursor from a
+    # server, a flag another process sets): what decides the later passes is not known either,
+    # so one more pass stands for any number (before, 200 passes, each forking), and what the
+    # passes change is unknown after it; a loop left on a known test still runs exactly
+    value, interp = run(tmp_path, POLL, args=(Unknown("conn"), Unknown("server")))
+    (cursor, passes), waited, counted = value
+    assert isinstance(cursor, Unknown) and isinstance(passes, Unknown) and passes.options is None
+    assert isinstance(waited, Unknown) and waited.options is None
+    assert counted == 3
+    assert interp.stops == []
+
+
+SUBCONFIGS = '''
+def deep(cfg, level):
+    for attr in ("text_config", "vision_config", "llm_config"):
+        sub = getattr(cfg, attr, None)
+        if sub is not None:
+            deep(sub, level + 1)
+    return level
+
+
+def walk(cfg):
+    for attr in ("text_config", "vision_config"):
+        sub = getattr(cfg, attr, None)
+        if sub is not None:
+            walk(sub)
+    return "walked"
+
+
+def main(cfg):
+    return deep(cfg, 0), walk(cfg)
+'''
+
+
+def test_a_recursion_given_only_values_not_known_stops_at_its_first_level(tmp_path) -> None:
+    # walk(sub) with sub unknown would ask the same three levels down, forking at each: it is cut
+    # at once, a bound reported as the three-level one is; deep(sub, level + 1) is given a known
+    # level, so it runs to the three-level bound as before
+    value, interp = run(tmp_path, SUBCONFIGS, args=(Unknown("cfg"),))
+    assert value == (0, "walked")
+    constructs = sorted({s.construct for s in interp.stops})
+    assert constructs == ["recursion of sglang.srt.mod.deep beyond 3 levels",
+                          "recursion of sglang.srt.mod.walk on values not known"]
+    assert all(s.bound for s in interp.stops)
+
+
+LEN_OF_MAYBE = '''
+def main(cfg):
+    seen = [1]
+    if cfg is not None:
+        seen.append(2)
+    return len(seen), seen
+'''
+
+
+def test_the_length_of_a_list_with_elements_present_on_some_paths_is_not_known(tmp_path) -> None:
+    # before, len() counted an element one branch appended as present: 2, a confident wrong answer
+    value, _ = run(tmp_path, LEN_OF_MAYBE, args=(Unknown("cfg"),))
+    n, seen = value
+    assert isinstance(n, Unknown) and n.options == (1, 2) and len(seen) == 2

@@ -94,6 +94,12 @@ def _pure(name: str, fn: Callable[..., Any]) -> Builtin:
             pairs = _dict_of_pairs(args[0])
             if pairs is not None:
                 return pairs
+        if name == "len" and len(args) == 1 and isinstance(args[0], (list, tuple, set)) \
+                and any(isinstance(a, Maybe) for a in args[0]):
+            # elements present on some paths only: as many as the others, up to all of them
+            maybe = sum(1 for a in args[0] if isinstance(a, Maybe))
+            return Unknown("len(...) of elements present on some paths", frozenset(),
+                           tuple(range(len(args[0]) - maybe, len(args[0]) + 1)))
         if name in _STRUCTURAL and args and all(isinstance(a, (list, tuple, range)) for a in args) and not kwargs:
             try:
                 result = fn(*args)

@@ -331,9 +331,16 @@ class CallsMixin(InterpreterParts):
         if self.depth >= self.max_depth:
             return self.bound(f"a call of {fn.qualname} deeper than {self.max_depth} calls", fn.module,
                               fn.ir.get("line", 0), "what it returns or writes")
-        if sum(1 for _, f in self.stack if f is fn.ir) >= 3:
+        levels = sum(1 for _, f in self.stack if f is fn.ir)
+        if levels >= 3:
             # Recursion on values flagscan cannot see through would fork without end.
             return self.bound(f"recursion of {fn.qualname} beyond 3 levels", fn.module, fn.ir.get("line", 0),
+                              "what it returns or writes")
+        if levels and (args or kwargs) and all(isinstance(a, Unknown) for a in [*args, *kwargs.values()]):
+            # A recursive call given nothing known learns nothing a level deeper: each level would
+            # ask the same of values not known (SGLang's _patch(sub) over a config's sub-configs
+            # forks five ways a level)
+            return self.bound(f"recursion of {fn.qualname} on values not known", fn.module, fn.ir.get("line", 0),
                               "what it returns or writes")
         local = self.bind_params(fn, args, kwargs, state)
         if fn.ir.get("generator"):

@@ -433,6 +433,9 @@ class StatementsMixin(InterpreterParts):
         current: State | None = state
         results: list[tuple[str, State, Any]] = []
         exits: list[State] = []
+        # `while True:` (a constant test): the loop is left only from its body
+        forever = ir.is_kind(test_ir, "c") and bool(view(ir.Const, test_ir).value)
+        widened: set[Any] | None = None   # what the passes of such a loop change, once one both left and went on
         for _ in range(200):
             if current is None:
                 break
@@ -445,10 +448,25 @@ class StatementsMixin(InterpreterParts):
                 entry = current.fork()
                 exits.append(entry)
             outcomes = self.exec_block(body, current, module)
-            exits.extend(s for k, s, _ in outcomes if k == "break")
-            results.extend(o for o in outcomes if o[0] in ("return", "raise"))
+            breaks = [s for k, s, _ in outcomes if k == "break"]
+            exits.extend(breaks)
+            leaves = [o for o in outcomes if o[0] in ("return", "raise")]
+            results.extend(leaves)
             conts = [s for k, s, _ in outcomes if k in ("next", "continue")]
             current = join_states(conts, "loop") if conts else None
+            if forever and current is not None and (widened is not None or breaks or leaves):
+                # A pass of a `while True:` that may both leave and go on (`if cursor == 0: break`
+                # with the cursor not known): what decides the passes after it is not known
+                # either. What the passes change becomes unknown and the body runs again from
+                # there, until a pass changes nothing more (its exits then stand for any later
+                # pass's); the passes do not fall through, so the last one's going on is no exit.
+                changed = _changed_since(current, entry_locals, entry_heap)
+                if widened is not None and changed <= widened:
+                    current = None
+                    break
+                widened = changed | (widened or set())
+                current = _unbounded(current, entry_locals, entry_heap, "a pass of a while True loop not counted")
+                continue
             if t is None:
                 # one more pass on an unknown test stands for any number of them
                 if current is not None:
@@ -533,6 +551,17 @@ class StatementsMixin(InterpreterParts):
                 self.assign(target, Unknown(f"context of {self._text(expr)}") if not isinstance(value, PLAIN) else value,
                             state, module, line)
         return self.exec_block(body, state, module)
+
+
+def _changed_since(state: State, entry_locals: dict[str, Any], entry_heap: dict[int, dict[str, Any]]
+                   ) -> set[Any]:
+    """The locals (names) and attributes ((oid, name)) of `state` that differ from the loop's start."""
+    out: set[Any] = {k for k, v in state.locals.items() if k not in entry_locals or not same(v, entry_locals[k])}
+    for oid, attrs in state.heap.items():
+        old = entry_heap.get(oid)
+        if attrs is not old:
+            out.update((oid, k) for k, v in attrs.items() if old is None or k not in old or not same(v, old[k]))
+    return out
 
 
 def _unbounded(state: State, entry_locals: dict[str, Any], entry_heap: dict[int, dict[str, Any]],
