@@ -32,6 +32,7 @@ from flagscan.evaluate.interp.values import (
     has_unknown,
     unknown_of,
 )
+from flagscan.extract.reads_walk import nested_blocks
 from flagscan.facts import ir
 from flagscan.facts.ir import Node, simple_name, view
 
@@ -345,6 +346,7 @@ class CallsMixin(InterpreterParts):
         local = self.bind_params(fn, args, kwargs, state)
         if fn.ir.get("generator"):
             return GeneratorVal(fn, local)   # Python runs none of a generator function's body here
+        passed = [(n, v) for n, v in local.items() if isinstance(v, (list, dict, set))]
         saved_locals, saved_conds, saved_fn = state.locals, state.conds, state.function
         saved_closure = getattr(state, "closure", None)
         state.locals = local
@@ -367,6 +369,7 @@ class CallsMixin(InterpreterParts):
             self.frames.pop()
         returns = [(s, v) for k, s, v in outcomes if k in ("return", "next")]
         raises = [(s, v) for k, s, v in outcomes if k == "raise"]
+        carried = self._carried(fn, passed, returns) if passed and returns else []
         for s, _ in returns + raises:
             s.locals, s.conds, s.function = saved_locals, saved_conds, saved_fn
             s.closure = saved_closure
@@ -379,6 +382,8 @@ class CallsMixin(InterpreterParts):
         state.adopt(joined)
         state.locals, state.conds, state.function = saved_locals, saved_conds, saved_fn
         state.closure = saved_closure
+        for original, now in carried:
+            self._carry(original, now, state)
         value = join_values([v for _, v in returns], f"{fn.qualname}(...)")
         if isinstance(value, Unknown) and not value.needs and len(returns) > 1:
             # the paths differ by tests assumed inside this call: name what those needed
@@ -387,6 +392,42 @@ class CallsMixin(InterpreterParts):
             if needs:
                 value = Unknown(value.why, needs, value.options, value.truth)
         return value
+
+    def _carried(self, fn: FuncVal, passed: list[tuple[str, Any]], returns: list[tuple[State, Any]]
+                 ) -> list[tuple[Any, Any]]:
+        """The containers the caller passed that this call changed on paths it forked: (the
+        caller's object, what the paths leave in it). A container a path reads after a fork is
+        that path's copy (State.own), so an append there never reached the caller's object
+        (`def add(s, c): if c: s.append(2)` left the caller's list as it was). A parameter the
+        function may bind to another object is left out (its last value need not be the
+        caller's object)."""
+        rebound = _rebound_names(fn.ir)
+        out = []
+        for name, original in passed:
+            if name in rebound:
+                continue
+            finals = [s.locals.get(name, original) for s, _ in returns]
+            if all(f is original for f in finals):
+                continue
+            now = finals[0] if len(finals) == 1 else join_values(finals, f"{fn.qualname}(...)'s {name}")
+            if now is not original and not same(now, original):
+                out.append((original, now))
+        return out
+
+    def _carry(self, original: Any, now: Any, state: State) -> None:
+        """What a call left in a container its caller passed, where this path's caller holds it:
+        the caller's locals, else the heap's attributes (`add(self.items, c)`; both this path's
+        own; a frame further out may be shared with other paths, and is left as it is)."""
+        frame = state.locals
+        held = [k for k, v in frame.items() if v is original]
+        for key in held:
+            frame[key] = now
+        if held:
+            return
+        for oid in [oid for oid, attrs in state.heap.items() if any(v is original for v in attrs.values())]:
+            attrs = state.writable(oid)
+            for key in [k for k, v in attrs.items() if v is original]:
+                attrs[key] = now
 
     def merge_raises(self, raises: list[tuple[State, Any]]) -> list[tuple[State, Any]]:
         """The paths a call raises on, as its caller gets them (a phase that never reports some
@@ -628,3 +669,72 @@ def _tree_callees(options: tuple[Any, ...]) -> int:
         if isinstance(target, (FuncVal, ClassVal)):
             seen.add((id(target), bound))
     return len(seen)
+
+
+_REBOUND: dict[int, tuple[Any, frozenset[str]]] = {}
+
+
+def _rebound_names(func: dict[str, Any]) -> frozenset[str]:
+    """The names a function's body may bind (assignment, augmented assignment, for and with
+    targets, handlers, imports, walrus, nested defs and classes, del): a parameter among them
+    may end as another object than the one passed."""
+    hit = _REBOUND.get(id(func))
+    if hit is not None and hit[0] is func:
+        return hit[1]
+    names: set[str] = set()
+
+    def targets(node: Any) -> None:
+        if ir.is_kind(node, "n"):
+            names.add(node[1])
+        elif ir.is_kind(node, "*"):
+            targets(node[1])
+        elif ir.is_kind(node, "tuple") or ir.is_kind(node, "list"):
+            for elt in node[1]:
+                targets(elt)
+
+    def walrus(node: Any) -> None:
+        if isinstance(node, list):
+            if node and node[0] == "walrus" and len(node) > 1 and isinstance(node[1], str):
+                names.add(node[1])
+            for part in node:
+                if isinstance(part, list):
+                    walrus(part)
+
+    def block(body: list[Any]) -> None:
+        for stmt in body:
+            kind = stmt[0] if isinstance(stmt, list) and stmt else ""
+            if kind == "assign":
+                for t in view(ir.Assign, stmt).targets:
+                    targets(t)
+            elif kind == "aug":
+                targets(view(ir.AugAssign, stmt).target)
+            elif kind == "for":
+                targets(view(ir.For, stmt).target)
+            elif kind == "with":
+                for item in view(ir.With, stmt).items:
+                    if len(item) > 1 and item[1] is not None:
+                        targets(item[1])
+            elif kind == "try":
+                for handler in view(ir.Try, stmt).handlers:
+                    if handler[1]:
+                        names.add(handler[1])
+            elif kind == "import":
+                for entry in stmt[2]:
+                    if isinstance(entry, list) and entry and isinstance(entry[0], str):
+                        names.add(entry[0].split(".")[0])
+            elif kind in ("def", "class"):
+                named = view(ir.Def, stmt).func if kind == "def" else view(ir.ClassDef, stmt).cls
+                if isinstance(named, dict) and named.get("name"):
+                    names.add(named["name"])
+                continue
+            elif kind == "del":
+                for t in stmt[2] if len(stmt) > 2 and isinstance(stmt[2], list) else []:
+                    targets(t)
+            walrus(stmt)
+            for nested in nested_blocks(stmt):
+                block(nested)
+
+    block(func.get("body", []))
+    out = frozenset(names)
+    _REBOUND[id(func)] = (func, out)
+    return out
