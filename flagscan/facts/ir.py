@@ -288,6 +288,14 @@ class Unmodelled(NamedTuple):
     text: str = "?"
 
 
+def target_nodes(node: Any) -> list[Any]:
+    """The single targets of an assignment target: the elements of a tuple or list target
+    (a starred one's own target), else the target itself."""
+    if is_kind(node, "tuple") or is_kind(node, "list"):
+        return [t for elt in node[1] for t in target_nodes(elt[1] if is_kind(elt, "*") else elt)]
+    return [node]
+
+
 def simple_name(node: Node) -> str:
     """The name of a name node, or the last name of an attribute node (`dataclasses.dataclass`); else ""."""
     if node[0] == "a":

@@ -401,7 +401,10 @@ class CallsMixin(InterpreterParts):
         (`def add(s, c): if c: s.append(2)` left the caller's list as it was). A parameter the
         function may bind to another object is left out (its last value need not be the
         caller's object)."""
-        rebound = _rebound_names(fn.ir)
+        hit = self.rebound.get(id(fn.ir))
+        if hit is None or hit[0] is not fn.ir:
+            hit = self.rebound[id(fn.ir)] = (fn.ir, _rebound_names(fn.ir))
+        rebound = hit[1]
         out = []
         for name, original in passed:
             if name in rebound:
@@ -671,26 +674,14 @@ def _tree_callees(options: tuple[Any, ...]) -> int:
     return len(seen)
 
 
-_REBOUND: dict[int, tuple[Any, frozenset[str]]] = {}
-
-
 def _rebound_names(func: dict[str, Any]) -> frozenset[str]:
     """The names a function's body may bind (assignment, augmented assignment, for and with
     targets, handlers, imports, walrus, nested defs and classes, del): a parameter among them
     may end as another object than the one passed."""
-    hit = _REBOUND.get(id(func))
-    if hit is not None and hit[0] is func:
-        return hit[1]
     names: set[str] = set()
 
     def targets(node: Any) -> None:
-        if ir.is_kind(node, "n"):
-            names.add(node[1])
-        elif ir.is_kind(node, "*"):
-            targets(node[1])
-        elif ir.is_kind(node, "tuple") or ir.is_kind(node, "list"):
-            for elt in node[1]:
-                targets(elt)
+        names.update(t[1] for t in ir.target_nodes(node) if ir.is_kind(t, "n"))
 
     def walrus(node: Any) -> None:
         if isinstance(node, list):
@@ -735,6 +726,4 @@ def _rebound_names(func: dict[str, Any]) -> frozenset[str]:
                 block(nested)
 
     block(func.get("body", []))
-    out = frozenset(names)
-    _REBOUND[id(func)] = (func, out)
-    return out
+    return frozenset(names)

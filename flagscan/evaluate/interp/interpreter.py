@@ -99,6 +99,8 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         # What each assumed (unknown) test needed: a value joined from paths that differ
         # only by such assumptions needs the same facts.
         self.assumed_needs: dict[str, frozenset[str]] = {}
+        # The names each function's body may bind (calls.py _rebound_names), by its IR.
+        self.rebound: dict[int, tuple[dict[str, Any], frozenset[str]]] = {}
         self.declarations = declarations or {}
         self.declare_functions = set(self.declarations.get("functions", []))
         import os as _os

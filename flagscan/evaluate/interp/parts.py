@@ -60,6 +60,7 @@ class InterpreterParts(Protocol):
     # -- what the run has learnt
     snapshots: dict[int, dict[str, Any]]
     assumed_needs: dict[str, frozenset[str]]
+    rebound: dict[int, tuple[dict[str, Any], frozenset[str]]]
     external_writes: dict[str, Any]
     handed: set[int]
     written_anywhere: set[str]

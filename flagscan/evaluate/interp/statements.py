@@ -569,19 +569,19 @@ def _unbounded(state: State, entry_locals: dict[str, Any], entry_heap: dict[int,
     """A loop still running when flagscan stops following it: every local and attribute
     its passes changed (from `entry_*`, the loop's start) may take any value later passes
     give it, so it becomes unknown; what no pass changed keeps its value."""
-    for key, value in list(state.locals.items()):
-        if key not in entry_locals or not same(value, entry_locals[key]):
+    by_object: dict[int, list[str]] = {}
+    for key in _changed_since(state, entry_locals, entry_heap):
+        if isinstance(key, tuple):
+            by_object.setdefault(key[0], []).append(key[1])
+        else:
+            value = state.locals[key]
             state.locals[key] = Unknown(f"{key} ({why})", getattr(value, "needs", frozenset()))
-    for oid, attrs in list(state.heap.items()):
-        old = entry_heap.get(oid)
-        if attrs is old:
-            continue
-        changed = [k for k, v in attrs.items() if old is None or k not in old or not same(v, old[k])]
-        if changed:
-            fresh = dict(attrs)
-            for k in changed:
-                fresh[k] = Unknown(f".{k} ({why})", getattr(attrs[k], "needs", frozenset()))
-            state.heap_w()[oid] = fresh
-            state.owned.add(oid)
-            state.modified.add(oid)
+    for oid, changed in by_object.items():
+        attrs = state.heap[oid]
+        fresh = dict(attrs)
+        for k in changed:
+            fresh[k] = Unknown(f".{k} ({why})", getattr(attrs[k], "needs", frozenset()))
+        state.heap_w()[oid] = fresh
+        state.owned.add(oid)
+        state.modified.add(oid)
     return state

@@ -44,12 +44,6 @@ class _Writes:
         self.own: dict[str, set[str]] = {}
 
 
-def _targets(node: Any) -> list[Any]:
-    if is_kind(node, "tuple") or is_kind(node, "list"):
-        return [t for elt in node[1] for t in _targets(elt[1] if is_kind(elt, "*") else elt)]
-    return [node]
-
-
 def _walk(body: list[Any], out: _Writes, owner: str | None, self_name: str | None, later: bool) -> None:
     for stmt in body:
         kind = stmt[0] if isinstance(stmt, list) and stmt else ""
@@ -67,9 +61,9 @@ def _walk(body: list[Any], out: _Writes, owner: str | None, self_name: str | Non
         if later:
             targets: list[Any] = []
             if kind == "assign":
-                targets = [t for target in view(ir.Assign, stmt).targets for t in _targets(target)]
+                targets = [t for target in view(ir.Assign, stmt).targets for t in ir.target_nodes(target)]
             elif kind == "aug":
-                targets = _targets(view(ir.AugAssign, stmt).target)
+                targets = ir.target_nodes(view(ir.AugAssign, stmt).target)
             elif kind == "expr":
                 call = view(ir.ExprStmt, stmt).value
                 if is_kind(call, "call") and ir.name_of(view(ir.Call, call).func) == "setattr":
