@@ -25,6 +25,7 @@ from flagscan.evaluate.interp.values import (
     ModuleVal,
     Obj,
     Outside,
+    PartlySet,
     SuperVal,
     Unknown,
     has_unknown,
@@ -399,9 +400,12 @@ def _hasattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: di
              line: int) -> Any:
     obj, name = (args + [None, None])[:2]
     if isinstance(obj, Obj) and isinstance(name, str):
-        if name in state.attrs(obj.oid):
-            return True
+        attrs = state.attrs(obj.oid)
         found, _ = obj.cls.lookup(name)
+        if isinstance(attrs.get(name), PartlySet) and not found:
+            return Unknown(f"hasattr({obj.cls.name}, {name!r}): {attrs[name].why}", attrs[name].needs)
+        if name in attrs:
+            return True
         if found:
             return True
         if interp.outside_may_hold(obj, name):
@@ -426,6 +430,12 @@ def _getattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: di
         return Unknown("getattr")
     obj, name = args[0], args[1]
     if len(args) > 2:
+        partly = state.attrs(obj.oid).get(name) if isinstance(obj, Obj) else None
+        if isinstance(partly, PartlySet) and not obj.cls.lookup(name)[0]:
+            # set on some paths only: what those set, or the default on the others
+            joined = join_values([partly.value, args[2]], f"getattr({name}) set on some paths only")
+            return Unknown(joined.why, joined.needs | partly.needs, joined.options, joined.truth) \
+                if isinstance(joined, Unknown) and partly.needs else joined
         has = _hasattr(interp, state, [obj, name], {}, module, line)
         if has is False:
             return args[2]

@@ -38,6 +38,7 @@ from flagscan.evaluate.interp.values import (
     Obj,
     Outside,
     OutsideAttr,
+    PartlySet,
     SuperVal,
     Unknown,
     element_of,
@@ -86,6 +87,17 @@ class ExpressionsMixin(InterpreterParts):
                for c in mro for b in c.bases):
             return False
         return not any(name in c.attrs for c in mro for name in (attr, "__getattr__", "__getattribute__"))
+
+    def _partly_set_read(self, base: Obj, attr: str, value: PartlySet, state: State, module: ModuleVal) -> Any:
+        """`obj.attr` where some paths set it: where set, what they set; elsewhere the class's own
+        plain value (`class A: x = None`), else not known (AttributeError, or what `__getattr__` or
+        an outside base gives)."""
+        found, default = base.cls.lookup(attr)
+        if found and (default is None or isinstance(default, (bool, int, float, str, tuple))):
+            joined = join_values([value.value, default], f"{base.cls.name}.{attr} set on some paths only")
+            return Unknown(joined.why, joined.needs | value.needs, joined.options, joined.truth) \
+                if isinstance(joined, Unknown) and value.needs else joined
+        return Unknown(value.why, value.needs)
 
     def _outside_class_value(self, cls: ClassVal, attr: str) -> Any:
         """An attribute an outside base gives every class built on it, as rules/world.toml
@@ -146,6 +158,8 @@ class ExpressionsMixin(InterpreterParts):
             attrs = state.attrs(base.oid)
             if attr in attrs:
                 value = attrs[attr]
+                if isinstance(value, PartlySet):
+                    return self._partly_set_read(base, attr, value, state, module)
                 if isinstance(value, (list, dict, set)):
                     value, fresh = state.own(value)
                     if fresh:

@@ -11,7 +11,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass, field
 from typing import Any
 
-from flagscan.evaluate.interp.values import Fresh, Maybe, Outside, OutsideAttr, Unknown
+from flagscan.evaluate.interp.values import Fresh, Maybe, Outside, OutsideAttr, PartlySet, Unknown
 
 MAX_OPTIONS = 8
 
@@ -481,8 +481,43 @@ def _written_since(states: list[State]) -> tuple[Any, set[int]]:
 
 
 def _join_attrs(present: list[dict[str, Any]], why: str) -> dict[str, Any]:
-    """One heap object's attributes on the paths that hold it."""
-    return _join_keyed(present, why, "set on one path only")
+    """One heap object's attributes on the paths that hold it. An attribute some paths did not
+    set is a PartlySet of what the others set (`hasattr` is not known there; a plain read is
+    unknown, as it is for a name bound on one path only)."""
+    out: dict[str, Any] = {}
+    if len(present) == 2:   # most joins: two paths, whose dicts mostly hold the same objects
+        a, b = present
+        for key, va in a.items():
+            vb = b.get(key, _MISSING)
+            if va is vb:
+                out[key] = va
+            elif vb is _MISSING or isinstance(va, PartlySet) or isinstance(vb, PartlySet):
+                out[key] = _partly_set(key, [va, vb], why)
+            else:
+                out[key] = join_values([va, vb], why)
+        for key, vb in b.items():
+            if key not in a:
+                out[key] = _partly_set(key, [_MISSING, vb], why)
+        return out
+    for key in dict.fromkeys(k for m in present for k in m):   # each key once, first-seen order
+        vals = [m.get(key, _MISSING) for m in present]
+        first = vals[0]
+        if first is not _MISSING and all(v is first for v in vals):
+            out[key] = first
+        elif any(v is _MISSING or isinstance(v, PartlySet) for v in vals):
+            out[key] = _partly_set(key, vals, why)
+        else:
+            out[key] = join_values(vals, why)
+    return out
+
+
+def _partly_set(key: str, vals: list[Any], why: str) -> Any:
+    """The join of an attribute's values where some paths lack it (_MISSING) or hold a PartlySet."""
+    inner = [v.value if isinstance(v, PartlySet) else v for v in vals if v is not _MISSING]
+    value = inner[0] if len(inner) == 1 else join_values(inner, why)
+    needs = frozenset().union(*(v.needs for v in vals if isinstance(v, PartlySet)))
+    return PartlySet(f"{key} set on some paths only", needs | (value.needs if isinstance(value, Unknown) else set()),
+                     value)
 
 
 def _join_locals(scopes: list[dict[str, Any]], why: str) -> dict[str, Any]:
@@ -526,15 +561,25 @@ def widen(joined: State, before: State) -> State:
         attrs, old = joined.heap.get(oid), before.heap.get(oid)
         if attrs is old or attrs is None:
             continue
-        changed = {k: v for k, v in attrs.items() if isinstance(v, Unknown) and v.options is not None
+        changed = {k: v for k, v in attrs.items() if isinstance(v, Unknown) and _options(v) is not None
                    and not same(v, (old or {}).get(k))}
         if changed:
             fresh = dict(attrs)
             for k, v in changed.items():
-                fresh[k] = Unknown(v.why, v.needs, None, v.truth)
+                if isinstance(v, PartlySet):   # what the passes that set it set, any number of times
+                    fresh[k] = PartlySet(v.why, v.needs, Unknown(v.value.why, v.value.needs, None, v.value.truth))
+                else:
+                    fresh[k] = Unknown(v.why, v.needs, None, v.truth)
             joined.heap_w()[oid] = fresh
             joined.modified.add(oid)
     return joined
+
+
+def _options(value: Unknown) -> tuple[Any, ...] | None:
+    """An unknown's options; a PartlySet's are those of what it holds where set."""
+    if isinstance(value, PartlySet):
+        return value.value.options if isinstance(value.value, Unknown) else None
+    return value.options
 
 
 def _common_prefix(seqs: list[tuple[str, ...]]) -> tuple[str, ...]:

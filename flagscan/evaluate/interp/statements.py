@@ -23,6 +23,7 @@ from flagscan.evaluate.interp.values import (
     ModuleVal,
     Obj,
     PartialVal,
+    PartlySet,
     Unknown,
     element_of,
     mixin_of_enum,
@@ -580,7 +581,10 @@ def _unbounded(state: State, entry_locals: dict[str, Any], entry_heap: dict[int,
         attrs = state.heap[oid]
         fresh = dict(attrs)
         for k in changed:
-            fresh[k] = Unknown(f".{k} ({why})", getattr(attrs[k], "needs", frozenset()))
+            widened = Unknown(f".{k} ({why})", getattr(attrs[k], "needs", frozenset()))
+            # an attribute that some passes set is still unset on the others
+            fresh[k] = PartlySet(attrs[k].why, widened.needs, widened) if isinstance(attrs[k], PartlySet) \
+                else widened
         state.heap_w()[oid] = fresh
         state.owned.add(oid)
         state.modified.add(oid)

@@ -65,6 +65,19 @@ class Maybe(Unknown):
         self.value = value
 
 
+class PartlySet(Unknown):
+    """An object's attribute that some of the joined paths set and the others did not: `value` is
+    what it holds where set (their join). A plain read gives a plain Unknown (the paths where it is
+    not set raise AttributeError, or read the class's attribute); `hasattr` is not known there, and
+    `getattr(obj, name, default)` is `value` or `default`."""
+
+    __slots__ = ("value",)
+
+    def __init__(self, why: str, needs: frozenset[str] | set[str] | tuple[str, ...], value: Any) -> None:
+        super().__init__(why, needs)
+        self.value = value
+
+
 class Outside(Unknown):
     """A value outside code made that is no object of the model: an attribute that an outside
     base class provides (`ncclUniqueId(ctypes.Structure)`'s field `internal`, which ctypes

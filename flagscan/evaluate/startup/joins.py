@@ -14,7 +14,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.state import State, join_states
-from flagscan.evaluate.interp.values import Unknown
+from flagscan.evaluate.interp.values import PartlySet, Unknown
 
 if TYPE_CHECKING:
     from flagscan.evaluate.interp.interpreter import Interpreter as _Combined
@@ -59,8 +59,10 @@ def _add_needs(joined: State, paths: list[State], needs: frozenset[str]) -> None
 
 
 def _made(value: Any, inputs: list[Any]) -> bool:
-    return type(value) is Unknown and not any(value is v for v in inputs)
+    return type(value) in (Unknown, PartlySet) and not any(value is v for v in inputs)
 
 
 def _with(value: Unknown, needs: frozenset[str]) -> Unknown:
+    if isinstance(value, PartlySet):   # whether it is set is not known for want of the test too
+        return PartlySet(value.why, value.needs | needs, value.value)
     return Unknown(value.why, value.needs | needs, value.options, value.truth)
