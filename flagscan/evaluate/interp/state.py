@@ -561,25 +561,20 @@ def widen(joined: State, before: State) -> State:
         attrs, old = joined.heap.get(oid), before.heap.get(oid)
         if attrs is old or attrs is None:
             continue
-        changed = {k: v for k, v in attrs.items() if isinstance(v, Unknown) and _options(v) is not None
+        changed = {k: v for k, v in attrs.items()
+                   if (isinstance(v, PartlySet) or (isinstance(v, Unknown) and v.options is not None))
                    and not same(v, (old or {}).get(k))}
         if changed:
             fresh = dict(attrs)
             for k, v in changed.items():
-                if isinstance(v, PartlySet):   # what the passes that set it set, any number of times
-                    fresh[k] = PartlySet(v.why, v.needs, Unknown(v.value.why, v.value.needs, None, v.value.truth))
+                if isinstance(v, PartlySet):   # what some number of passes set, each from the one before
+                    needs = v.value.needs if isinstance(v.value, Unknown) else frozenset()
+                    fresh[k] = PartlySet(v.why, v.needs, Unknown(f"{k} (a loop's passes not counted)", needs))
                 else:
                     fresh[k] = Unknown(v.why, v.needs, None, v.truth)
             joined.heap_w()[oid] = fresh
             joined.modified.add(oid)
     return joined
-
-
-def _options(value: Unknown) -> tuple[Any, ...] | None:
-    """An unknown's options; a PartlySet's are those of what it holds where set."""
-    if isinstance(value, PartlySet):
-        return value.value.options if isinstance(value.value, Unknown) else None
-    return value.options
 
 
 def _common_prefix(seqs: list[tuple[str, ...]]) -> tuple[str, ...]:
