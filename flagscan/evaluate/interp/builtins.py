@@ -7,7 +7,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from flagscan.evaluate.interp.base import Dead, truth
-from flagscan.evaluate.interp.state import OPEN, State, join_values, open_dict
+from flagscan.evaluate.interp.state import OPEN, State, join_values, open_dict, partly_set_or
 from flagscan.evaluate.interp.values import (
     ANY_ATTRIBUTE,
     BoundMethod,
@@ -433,9 +433,7 @@ def _getattr(interp: InterpreterParts, state: State, args: list[Any], kwargs: di
         partly = state.attrs(obj.oid).get(name) if isinstance(obj, Obj) else None
         if isinstance(partly, PartlySet) and not obj.cls.lookup(name)[0]:
             # set on some paths only: what those set, or the default on the others
-            joined = join_values([partly.value, args[2]], f"getattr({name}) set on some paths only")
-            return Unknown(joined.why, joined.needs | partly.needs, joined.options, joined.truth) \
-                if isinstance(joined, Unknown) and partly.needs else joined
+            return partly_set_or(partly, args[2], f"getattr({name}) set on some paths only")
         has = _hasattr(interp, state, [obj, name], {}, module, line)
         if has is False:
             return args[2]

@@ -17,6 +17,7 @@ from flagscan.evaluate.interp.state import (
     key_needs,
     may_match,
     open_dict,
+    partly_set_or,
 )
 from flagscan.evaluate.interp.values import (
     ANY_ATTRIBUTE,
@@ -94,9 +95,7 @@ class ExpressionsMixin(InterpreterParts):
         an outside base gives)."""
         found, default = base.cls.lookup(attr)
         if found and (default is None or isinstance(default, (bool, int, float, str, tuple))):
-            joined = join_values([value.value, default], f"{base.cls.name}.{attr} set on some paths only")
-            return Unknown(joined.why, joined.needs | value.needs, joined.options, joined.truth) \
-                if isinstance(joined, Unknown) and value.needs else joined
+            return partly_set_or(value, default, f"{base.cls.name}.{attr} set on some paths only")
         return Unknown(value.why, value.needs)
 
     def _outside_class_value(self, cls: ClassVal, attr: str) -> Any:

@@ -520,6 +520,15 @@ def _partly_set(key: str, vals: list[Any], why: str) -> Any:
                      value)
 
 
+def partly_set_or(value: PartlySet, other: Any, why: str) -> Any:
+    """An attribute set on some paths only, read where the others give `other` (getattr's default,
+    the class's own attribute): the join, needing what whether it is set needs."""
+    joined = join_values([value.value, other], why)
+    if isinstance(joined, Unknown) and value.needs:
+        return Unknown(joined.why, joined.needs | value.needs, joined.options, joined.truth)
+    return joined
+
+
 def _join_locals(scopes: list[dict[str, Any]], why: str) -> dict[str, Any]:
     return _join_keyed(scopes, why, "bound on one path only")
 
