@@ -193,6 +193,21 @@ def test_a_recursion_given_only_values_not_known_stops_at_its_first_level(tmp_pa
     assert all(s.bound for s in interp.stops)
 
 
+
+def test_a_recursion_on_values_not_known_for_want_of_the_model_says_what_they_need(tmp_path) -> None:
+    # the same walk over a config not known only because the model's config.json was not given: the
+    # stop carries what those values need, so lint can ask for the model once (FS402 as info) instead
+    # of a warning per place (before, a plain launch without --model-config printed two on 0.5.23);
+    # what the cut call returns needs it too
+    value, interp = run(tmp_path, SUBCONFIGS, args=(Unknown("cfg", {"model"}),))
+    assert value == (0, "walked")
+    walk = [s for s in interp.stops if "walk" in s.construct]
+    assert [(s.construct, s.needs) for s in walk] == [
+        ("recursion of sglang.srt.mod.walk on values not known", frozenset({"model"}))]
+    assert walk[0].to_json()["needs"] == ["model"]
+    _value, interp = run(tmp_path / "plain", SUBCONFIGS, args=(Unknown("cfg"),))
+    assert all(s.needs == frozenset() and "needs" not in s.to_json() for s in interp.stops)
+
 LEN_OF_MAYBE = '''
 def main(cfg):
     seen = [1]

@@ -22,9 +22,14 @@ def _stopped(result) -> list[str]:
 
 def test_offline_unit_on_the_newest_release(real_cache_dir) -> None:
     result = lint_file(str(UNITS / "sglang-qwen.service"), options("0.5.23", real_cache_dir, select=()))
-    assert len(result.diagnostics) == 12
+    assert len(result.diagnostics) == 11
     assert _summary(result, "FS302").startswith("145 start-up check(s) depend on the model")
     assert _summary(result, "FS401").startswith("38 setting(s) SGLang may change depend on the model")
+    # two recursions over sub-configs not known for want of the model (boundary_reduction.py,
+    # hf_transformers_patches.py): said once, as info, with the model's findings, not as warnings
+    stopped = [d for d in result.diagnostics if d.code == "FS402"]
+    assert [(d.severity.value, d.message.split(" for want")[0]) for d in stopped] == [
+        ("info", "analysis did not follow 2 place(s) in SGLang's code")]
     # the model path is no URL: the remote connectors are not followed
     assert not [m for m in _stopped(result) if "connector" in m]
 

@@ -341,8 +341,11 @@ class CallsMixin(InterpreterParts):
             # A recursive call given nothing known learns nothing a level deeper: each level would
             # ask the same of values not known (SGLang's _patch(sub) over a config's sub-configs
             # forks five ways a level)
+            # The stop carries what those values need: where that is the model not given, lint
+            # asks for the model once instead of a warning per place (fs402_analysis_stopped.py)
+            needs = frozenset().union(*(a.needs for a in [*args, *kwargs.values()] if isinstance(a, Unknown)))
             return self.bound(f"recursion of {fn.qualname} on values not known", fn.module, fn.ir.get("line", 0),
-                              "what it returns or writes")
+                              "what it returns or writes", needs)
         local = self.bind_params(fn, args, kwargs, state)
         if fn.ir.get("generator"):
             return GeneratorVal(fn, local)   # Python runs none of a generator function's body here
@@ -727,3 +730,4 @@ def _rebound_names(func: dict[str, Any]) -> frozenset[str]:
 
     block(func.get("body", []))
     return frozenset(names)
+

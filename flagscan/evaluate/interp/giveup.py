@@ -17,6 +17,7 @@ model is never a bound.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from typing import Any
 
 from flagscan import strict
 
@@ -30,12 +31,17 @@ class Stop:
     construct: str
     what: str
     bound: bool = field(default=False, compare=False)
+    # what the values it stopped on need (a bound on values not known: the model not given)
+    needs: frozenset[str] = field(default=frozenset(), compare=False)
 
     def message(self) -> str:
         return f"analysis stopped at {self.location}: {self.construct}; {self.what} is unknown"
 
-    def to_json(self) -> dict[str, str]:
-        return {"location": self.location, "construct": self.construct, "unknown": self.what}
+    def to_json(self) -> dict[str, Any]:
+        out: dict[str, Any] = {"location": self.location, "construct": self.construct, "unknown": self.what}
+        if self.needs:
+            out["needs"] = sorted(self.needs)
+        return out
 
 
 def give_up(stops: list[Stop], construct: str, location: str, what: str = "its value") -> Stop:
@@ -46,9 +52,11 @@ def give_up(stops: list[Stop], construct: str, location: str, what: str = "its v
     return stop
 
 
-def bound(stops: list[Stop], limit: str, location: str, what: str = "its value") -> Stop:
+def bound(stops: list[Stop], limit: str, location: str, what: str = "its value",
+          needs: frozenset[str] = frozenset()) -> Stop:
     """Record that analysis stopped at one of flagscan's own limits (`limit`, e.g. "recursion of f
-    beyond 3 levels"). Reported as a give-up is; never raises, FLAGSCAN_STRICT=1 or not."""
-    stop = Stop(location, limit, what, bound=True)
+    beyond 3 levels"). Reported as a give-up is; never raises, FLAGSCAN_STRICT=1 or not. `needs`:
+    what the values it stopped on need, where the limit is on values not known."""
+    stop = Stop(location, limit, what, bound=True, needs=needs)
     stops.append(stop)
     return stop

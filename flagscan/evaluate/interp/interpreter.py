@@ -158,7 +158,7 @@ class Interpreter(StatementsMixin, ExpressionsMixin, OperatorsMixin, CallsMixin,
         have computed."""
         module = module or self.at or self.current_module
         path = module.path if module is not None else "?"
-        bound(self._stops, limit, f"{path}:{line or self.line}", what)
+        bound(self._stops, limit, f"{path}:{line or self.line}", what, frozenset(needs))
         return Unknown(f"{limit} (not followed)", needs)
 
     def forget(self, container: Any, state: State, module: ModuleVal, line: int, why: str,

@@ -18,6 +18,11 @@ passing for a complete one.
 ```
 (the resolution recurses deeper than flagscan follows: `debug_depth` is unknown.)
 
+Where the values it stopped on are not known only because the model was not given
+(no `--model-config`, nothing in the HF cache), the places are said once, as info,
+with the model's other findings: giving the model's config.json lets flagscan follow
+them.
+
 ## Use instead
 Nothing to change in the command; treat the settings it names as unknown, or check
 them with `flagscan verify --local` on a machine with SGLang installed:
@@ -47,16 +52,31 @@ SUMMARY = "analysis stopped at {count} places in SGLang's code; what they comput
 ONE_BY_ONE = 3
 
 
+ON_MODEL = ("analysis did not follow {count} place(s) in SGLang's code for want of the model (its config.json "
+            "and files); give --model-config to follow them (each place is in the evidence)")
+
+
 def report(outcome: Outcome) -> Diagnostic:
     stop = outcome.subject  # flagscan.evaluate.interp.giveup.Stop
+    data = {"construct": stop.construct, "unknown": stop.what}
+    if stop.needs:
+        data["needs"] = sorted(stop.needs)
     return Diagnostic(CODE, SEVERITY, MESSAGE.format(location=stop.location, construct=stop.construct,
                                                      unknown=stop.what),
-                      None, outcome.location, (Evidence(stop.location, stop.construct),),
-                      {"construct": stop.construct, "unknown": stop.what})
+                      None, outcome.location, (Evidence(stop.location, stop.construct),), data)
 
 
 def check(ctx: Context) -> list[Diagnostic]:
-    from flagscan.lint.rules._model import summary
+    from flagscan.lint.rules._model import model_missing, on_model, summary
 
-    found = [report(o) for o in ctx.outcomes(REPORTS)]
-    return found if len(found) <= ONE_BY_ONE else [summary(ctx, CODE, SEVERITY, SUMMARY, found, needs=())]
+    kept: list[Diagnostic] = []
+    model: list[Diagnostic] = []
+    missing = model_missing(ctx)
+    for outcome in ctx.outcomes(REPORTS):
+        needs = outcome.subject.needs
+        # a stop on values that only the model would make known (not one flagscan cannot follow)
+        (model if missing and needs and on_model(needs) else kept).append(report(outcome))
+    out = kept if len(kept) <= ONE_BY_ONE else [summary(ctx, CODE, SEVERITY, SUMMARY, kept, needs=())]
+    if model:
+        out.append(summary(ctx, CODE, Severity.INFO, ON_MODEL, model))
+    return out
