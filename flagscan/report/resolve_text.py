@@ -68,7 +68,8 @@ def render(results: Iterable[Predicted], show_all: bool = False) -> str:
             if s.needs:
                 lines.append(f"      needs: {', '.join(s.needs)}")
         for stop in sorted(resolution.stops, key=lambda s: (s.location, s.construct, s.what)):
-            lines.append(f"  analysis stopped at {stop.location}: {stop.construct}; {stop.what} is unknown")
+            needs = f" (those values need: {', '.join(sorted(stop.needs))})" if stop.needs else ""
+            lines.append(f"  analysis stopped at {stop.location}: {stop.construct}; {stop.what} is unknown{needs}")
         for d in parsed.diagnostics:
             lines.append(f"  {d.severity.value} {d.code}: {d.message}")
     return "\n".join(lines)

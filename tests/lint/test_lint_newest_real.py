@@ -7,6 +7,7 @@ from __future__ import annotations
 import pytest
 
 from flagscan.lint import lint_file
+from tests.evaluate.helpers import resolve_json
 from tests.lint.helpers import UNITS, options
 
 pytestmark = pytest.mark.real
@@ -33,6 +34,13 @@ def test_offline_unit_on_the_newest_release(real_cache_dir) -> None:
     # the model path is no URL: the remote connectors are not followed
     assert not [m for m in _stopped(result) if "connector" in m]
 
+
+
+def test_resolve_says_what_the_values_a_stop_was_on_need(real_cache_dir) -> None:
+    _code, doc = resolve_json(real_cache_dir, "0.5.23", "--gpu", "h200", str(UNITS / "sglang-qwen.service"))
+    needs = {s["location"]: s.get("needs") for s in doc["stopped"]}
+    assert needs["sglang/srt/utils/hf_transformers_patches.py:110"] == ["model"]
+    assert needs["sglang/srt/arg_groups/boundary_reduction.py:28"] == ["model"]
 
 def test_online_the_same_unit_may_serve_a_gguf_file(real_cache_dir, tmp_path) -> None:
     text = (UNITS / "sglang-qwen.service").read_text()
