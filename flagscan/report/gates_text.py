@@ -78,7 +78,8 @@ def _stopped(rep: dict[str, Any]) -> list[str]:
     lines = [f"analysis stopped at {len(stops)} place{'' if len(stops) == 1 else 's'} "
              "(what they compute is unknown; see --format json \"stopped\"):"]
     for s in stops[:5]:
-        lines.append(f"  {s['location']}: {s['construct']}; {s['unknown']} is unknown")
+        needs = f" (those values need: {', '.join(s['needs'])})" if s.get("needs") else ""
+        lines.append(f"  {s['location']}: {s['construct']}; {s['unknown']} is unknown{needs}")
     if len(stops) > 5:
         lines.append(f"  ... and {len(stops) - 5} more")
     return lines

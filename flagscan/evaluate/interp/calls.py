@@ -730,4 +730,3 @@ def _rebound_names(func: dict[str, Any]) -> frozenset[str]:
 
     block(func.get("body", []))
     return frozenset(names)
-
