@@ -27,10 +27,11 @@ def test_offline_unit_on_the_newest_release(real_cache_dir) -> None:
     assert _summary(result, "FS302").startswith("145 start-up check(s) depend on the model")
     assert _summary(result, "FS401").startswith("38 setting(s) SGLang may change depend on the model")
     # two recursions over sub-configs not known for want of the model (boundary_reduction.py,
-    # hf_transformers_patches.py): said once, as info, with the model's findings, not as warnings
+    # hf_transformers_patches.py): said once, asking for the model, not as a warning per place
     stopped = [d for d in result.diagnostics if d.code == "FS402"]
     assert [(d.severity.value, d.message.split(" for want")[0]) for d in stopped] == [
-        ("info", "analysis did not follow 2 place(s) in SGLang's code")]
+        ("warning", "analysis did not follow 2 place(s) in SGLang's code")]
+    assert "give --model-config to follow them" in stopped[0].message
     # the model path is no URL: the remote connectors are not followed
     assert not [m for m in _stopped(result) if "connector" in m]
 

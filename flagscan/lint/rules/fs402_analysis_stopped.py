@@ -19,9 +19,8 @@ passing for a complete one.
 (the resolution recurses deeper than flagscan follows: `debug_depth` is unknown.)
 
 Where the values it stopped on are not known only because the model was not given
-(no `--model-config`, nothing in the HF cache), the places are said once, as info,
-with the model's other findings: giving the model's config.json lets flagscan follow
-them.
+(no `--model-config`, nothing in the HF cache), the places are said once, as the
+model's other findings are: giving the model's config.json lets flagscan follow them.
 
 ## Use instead
 Nothing to change in the command; treat the settings it names as unknown, or check
@@ -78,5 +77,5 @@ def check(ctx: Context) -> list[Diagnostic]:
         (model if missing and needs and on_model(needs) else kept).append(report(outcome))
     out = kept if len(kept) <= ONE_BY_ONE else [summary(ctx, CODE, SEVERITY, SUMMARY, kept, needs=())]
     if model:
-        out.append(summary(ctx, CODE, Severity.INFO, ON_MODEL, model))
+        out.append(summary(ctx, CODE, SEVERITY, ON_MODEL, model))
     return out
